@@ -1,0 +1,74 @@
+# Thin wrapper over CMake/CTest for the common tasks. `make help` lists the targets.
+BUILD_DIR   ?= build
+BUILD_TYPE  ?= Release
+CMAKE_ARGS  ?=
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+ARGS        ?=
+# Chapters in course order: folder name -> executable name.
+CHAPTERS    := execution_model divergence reduction nested_reduction histogram streams
+GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
+CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
+
+.PHONY: all build configure test test-cpu test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
+        sanitize clean deps format help
+
+all: build
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	$(CTEST) -j $(JOBS)
+
+test-cpu: build
+	$(CTEST) -j $(JOBS) -L cpu
+
+test-gpu: build
+	$(CTEST) -L gpu
+
+run: build
+	@status=0; for chapter in $(CHAPTERS); do \
+	  if [ -x $(BUILD_DIR)/bin/$$chapter ]; then \
+	    echo; echo "######## $$chapter ########"; \
+	    $(BUILD_DIR)/bin/$$chapter || status=$$?; \
+	  fi; \
+	done; exit $$status
+
+$(addprefix run-,$(CHAPTERS)): run-%: build
+	$(BUILD_DIR)/bin/$* $(ARGS)
+
+docs: configure
+	cmake --build $(BUILD_DIR) --target docs
+
+sanitize: build
+	scripts/sanitize.sh $(BUILD_DIR)
+
+format:
+	find common chapters tests -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
+	  | xargs clang-format -i
+
+deps:
+	apt-get update && apt-get install -y --no-install-recommends \
+	  cmake ninja-build g++ libgtest-dev libcli11-dev doxygen graphviz python3 python3-matplotlib
+
+clean:
+	rm -rf $(BUILD_DIR)
+
+help:
+	@echo "make               configure and build everything (Release; GPU architectures: native if a GPU is visible)"
+	@echo "make test          build, then run every test (GPU tests skip without a GPU)"
+	@echo "make test-cpu      only the tests that need no GPU"
+	@echo "make test-gpu      only the GPU tests"
+	@echo "make run           build, then run every chapter once with its default options"
+	@echo "make run-<chapter> ARGS=\"...\"   run one chapter: $(CHAPTERS)"
+	@echo "make docs          the Doxygen site in $(BUILD_DIR)/docs/html"
+	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
+	@echo "make format        clang-format every source file"
+	@echo "make deps          install the system packages (Debian/Ubuntu, as root)"
+	@echo "make clean         remove $(BUILD_DIR)"
+	@echo "variables: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) JOBS=$(JOBS) CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\""

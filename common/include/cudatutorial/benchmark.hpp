@@ -1,0 +1,92 @@
+/// @file benchmark.hpp
+/// @brief The timing harness: validate, warm up, time with CUDA events, summarize, validate again.
+///
+/// measure() is the one way a kernel is timed in this repository:
+///  1. run once and validate (a wrong kernel is reported FAIL, whatever its speed);
+///  2. warm-up runs (module loading, clocks ramping up, caches and TLBs filled);
+///  3. `repetitions` timed runs, each between two CUDA events on the same stream, optionally
+///     after overwriting L2 so that no run reads the previous run's data from cache;
+///  4. validate again: a kernel that breaks under repetition (a race, state not reset between
+///     runs, an accumulating output) is caught too.
+/// The launch callback must compute the whole result from scratch each time (clear its own
+/// outputs if it accumulates), on the stream it is given.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cudatutorial {
+
+/// Summary statistics of a set of timings, in milliseconds.
+struct Stats {
+    double median_ms = 0.0;  ///< the figure the tables report
+    double min_ms = 0.0;     ///< fastest run
+    double max_ms = 0.0;     ///< slowest run
+    double mean_ms = 0.0;    ///< arithmetic mean
+    int samples = 0;         ///< number of timed runs
+};
+
+/// Summarizes `samples_ms` (any order). Throws std::invalid_argument when it is empty or holds a
+/// negative or non-finite value.
+Stats summarize(std::vector<double> samples_ms);
+
+/// Bandwidth in GB/s (10^9 bytes per second) for `bytes` moved in `ms` milliseconds; 0 if ms <= 0.
+double bandwidth_gbs(double bytes, double ms);
+
+/// 100 * value / reference; 0 when reference <= 0.
+double percent_of(double value, double reference);
+
+/// The outcome of checking a result against its reference.
+struct Verification {
+    bool passed = false;
+    std::string detail;  ///< why it failed (first mismatch, counts lost...), or empty
+    static Verification pass() { return {true, {}}; }
+    static Verification fail(std::string why) { return {false, std::move(why)}; }
+};
+
+/// How measure() times.
+struct BenchmarkConfig {
+    int warmup = 3;              ///< untimed runs after the first validated run
+    int repetitions = 20;        ///< timed runs
+    bool flush_l2 = false;       ///< overwrite L2 before every timed run
+    cudaStream_t stream = nullptr;  ///< where the launch and the events go
+};
+
+/// What measure() found.
+struct Measurement {
+    Stats stats;
+    Verification before;  ///< validation of the first run
+    Verification after;   ///< validation after the timed runs
+    bool passed() const { return before.passed && after.passed; }
+    /// The first failure's detail, or empty.
+    std::string failure_detail() const;
+};
+
+using LaunchFunction = std::function<void(cudaStream_t)>;
+using VerifyFunction = std::function<Verification()>;
+
+/// Times `launch` as described in the file comment. `verify` is called with the device idle.
+Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
+                    const BenchmarkConfig& config);
+
+/// Only the timing part of measure(): warm-up, then timed repetitions, no validation.
+Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config);
+
+/// Overwrites the L2 cache by writing a buffer twice its size, so that a timed run starts cold.
+class L2Flusher {
+public:
+    L2Flusher();  ///< sized from the current device's L2
+    ~L2Flusher();
+    L2Flusher(const L2Flusher&) = delete;
+    L2Flusher& operator=(const L2Flusher&) = delete;
+    void flush(cudaStream_t stream);
+
+private:
+    void* buffer_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+}  // namespace cudatutorial

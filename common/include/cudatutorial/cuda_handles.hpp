@@ -1,0 +1,75 @@
+/// @file cuda_handles.hpp
+/// @brief RAII owners of CUDA streams and events.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <utility>
+
+#include "cudatutorial/check.hpp"
+
+namespace cudatutorial {
+
+/// A created CUDA stream, destroyed with its owner. `flags` is cudaStreamDefault (blocking: it
+/// synchronizes with the legacy default stream) or cudaStreamNonBlocking (it does not).
+class CudaStream {
+public:
+    explicit CudaStream(unsigned int flags = cudaStreamDefault) {
+        CT_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
+    }
+    ~CudaStream() {
+        if (stream_) {
+            cudaStreamDestroy(stream_);
+        }
+    }
+    CudaStream(const CudaStream&) = delete;
+    CudaStream& operator=(const CudaStream&) = delete;
+    CudaStream(CudaStream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    CudaStream& operator=(CudaStream&& other) noexcept {
+        std::swap(stream_, other.stream_);
+        return *this;
+    }
+
+    cudaStream_t get() const { return stream_; }
+    operator cudaStream_t() const { return stream_; }
+    void synchronize() const { CT_CHECK(cudaStreamSynchronize(stream_)); }
+
+private:
+    cudaStream_t stream_ = nullptr;
+};
+
+/// A CUDA event for timing (or, with cudaEventDisableTiming, for ordering only).
+class CudaEvent {
+public:
+    explicit CudaEvent(unsigned int flags = cudaEventDefault) {
+        CT_CHECK(cudaEventCreateWithFlags(&event_, flags));
+    }
+    ~CudaEvent() {
+        if (event_) {
+            cudaEventDestroy(event_);
+        }
+    }
+    CudaEvent(const CudaEvent&) = delete;
+    CudaEvent& operator=(const CudaEvent&) = delete;
+    CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    CudaEvent& operator=(CudaEvent&& other) noexcept {
+        std::swap(event_, other.event_);
+        return *this;
+    }
+
+    cudaEvent_t get() const { return event_; }
+    operator cudaEvent_t() const { return event_; }
+    void record(cudaStream_t stream = nullptr) { CT_CHECK(cudaEventRecord(event_, stream)); }
+    void synchronize() const { CT_CHECK(cudaEventSynchronize(event_)); }
+    /// Milliseconds from `start` to this event (both recorded and completed).
+    float elapsed_ms_since(const CudaEvent& start) const {
+        float ms = 0.0f;
+        CT_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+        return ms;
+    }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace cudatutorial

@@ -1,0 +1,49 @@
+/// @file data.hpp
+/// @brief Seeded input generators shared by the chapters and the tests.
+///
+/// Every generator is counter-based (value i depends only on the seed and i), so the same seed
+/// gives the same data on every machine, compiler and standard library (std::uniform_int_
+/// distribution does not promise that), and large inputs are generated on several host threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cudatutorial {
+
+/// The default seed of every chapter (--seed).
+inline constexpr std::uint64_t kDefaultSeed = 20261122;
+
+/// A well-mixed 64-bit value from (seed, index): the SplitMix64 finalizer over seed + index * phi.
+constexpr std::uint64_t hash64(std::uint64_t seed, std::uint64_t index) {
+    std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/// A value in [0, range) from 64 random bits (multiply-shift; bias below 2^-32 for range < 2^32).
+constexpr std::uint32_t bounded(std::uint64_t random_bits, std::uint32_t range) {
+    return static_cast<std::uint32_t>(((random_bits >> 32) * range) >> 32);
+}
+
+/// Calls `fill(begin, end)` over [0, n) split across hardware threads (one thread for small n).
+template <typename RangeFill>
+void parallel_for_ranges(std::size_t n, RangeFill&& fill);
+
+/// n integers uniform in [lo, hi] (inclusive).
+std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi);
+
+/// n floats uniform in [lo, hi).
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, float hi);
+
+/// n bytes uniform in [0, 255].
+std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed);
+
+/// n bytes uniform over 'a'..'z'.
+std::vector<unsigned char> random_lowercase(std::size_t n, std::uint64_t seed);
+
+}  // namespace cudatutorial
+
+#include "cudatutorial/detail/parallel_for.hpp"

@@ -1,0 +1,122 @@
+/// @file report.hpp
+/// @brief Result tables: one row per kernel, printed aligned on the terminal and written as
+/// CSV/JSON together with what was measured where (GPU, CUDA versions, date, options).
+///
+/// Derived columns are computed here once, so every chapter's table means the same thing:
+///  - GB/s = bytes / median time; % peak = GB/s over the device's theoretical DRAM bandwidth;
+///  - x prev = previous row's median / this row's (rows in the progression only);
+///  - x first = first row's median / this row's;
+///  - x <baseline> = the baseline row's median / this row's (> 1: faster than the baseline).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudatutorial/benchmark.hpp"
+
+namespace cudatutorial {
+
+struct DeviceInfo;
+
+/// Where and when a table was measured, and with which options.
+struct RunInfo {
+    std::string program;             ///< executable name, e.g. "reduction"
+    std::string title;               ///< one line shown above the table
+    std::string gpu_name;            ///< device name
+    std::string compute_capability;  ///< "9.0"
+    int sm_count = 0;                ///< streaming multiprocessors
+    std::string cuda_runtime;        ///< "13.0"
+    std::string cuda_driver;         ///< "13.0"
+    double peak_bandwidth_gbs = 0;   ///< theoretical DRAM bandwidth, 0 if unknown
+    std::string timestamp;           ///< local time, ISO 8601
+    std::vector<std::pair<std::string, std::string>> parameters;  ///< problem size and options
+
+    /// Adds (or replaces) a parameter shown in the header and written to CSV/JSON.
+    void set(const std::string& key, const std::string& value);
+};
+
+/// A RunInfo filled from the device and the clock.
+RunInfo make_run_info(const std::string& program, const std::string& title,
+                      const DeviceInfo& device);
+
+/// One measured kernel (or a row that could not be measured, with `timed` false).
+struct ResultRow {
+    std::string id;               ///< short key: "1", "10", "cub"
+    std::string name;             ///< what the kernel does, e.g. "sequential_addressing"
+    bool timed = false;           ///< false: timing columns print as "-"
+    Stats stats;                  ///< timing summary
+    double bytes = 0;             ///< bytes moved by one run (0: no bandwidth column)
+    bool passed = false;          ///< result matched the CPU reference
+    std::string detail;           ///< a failure reason or a remark, printed under the table
+    bool in_progression = true;   ///< part of the x prev / x first chain (false for baselines)
+    bool expected_failure = false;  ///< a labelled bug demonstration: FAIL, not counted as failure
+    std::vector<std::pair<std::string, std::string>> extra;  ///< chapter-specific columns
+
+    /// Adds a chapter-specific column value (e.g. "first pass ms", "launches").
+    ResultRow& with(const std::string& column, const std::string& value);
+};
+
+/// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
+ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
+                   double bytes);
+
+/// A result table with the derived columns described in the file comment.
+class ResultTable {
+public:
+    explicit ResultTable(RunInfo info);
+
+    /// Names the row that the "x <label>" column compares against (e.g. "cub", label "CUB").
+    void set_baseline(const std::string& row_id, const std::string& label);
+    /// Appends a row.
+    void add(ResultRow row);
+
+    const RunInfo& info() const { return info_; }
+    const std::vector<ResultRow>& rows() const { return rows_; }
+
+    std::optional<double> bandwidth_gbs(std::size_t row) const;
+    std::optional<double> percent_of_peak(std::size_t row) const;
+    std::optional<double> speedup_vs_previous(std::size_t row) const;
+    std::optional<double> speedup_vs_first(std::size_t row) const;
+    std::optional<double> speedup_vs_baseline(std::size_t row) const;
+    /// Every row passed, except those marked expected_failure.
+    bool all_passed() const;
+    /// Names of extra columns, in order of first appearance.
+    std::vector<std::string> extra_columns() const;
+
+    /// Header (GPU, versions, parameters), the aligned table, then row details and a verdict.
+    void print(std::ostream& out) const;
+    /// One line per row; the run information repeats on every row, so CSVs from several GPUs
+    /// can simply be concatenated for comparison.
+    void write_csv(std::ostream& out) const;
+    /// {"program", "title", "run": {...}, "rows": [...]}
+    void write_json(std::ostream& out) const;
+    /// Writes CSV and/or JSON to the given paths (empty path: skipped). Throws UsageError when a
+    /// file cannot be opened.
+    void write_files(const std::string& csv_path, const std::string& json_path) const;
+
+private:
+    std::optional<double> median_of(std::size_t row) const;
+    RunInfo info_;
+    std::vector<ResultRow> rows_;
+    std::string baseline_id_;
+    std::string baseline_label_;
+};
+
+/// Number formatting used in tables: adaptive precision for ms, fixed for GB/s and ratios.
+std::string format_ms(double ms);
+std::string format_fixed(double value, int decimals);
+
+/// Prints rows of cells as an aligned text table with a rule under the header. Columns whose
+/// index is in `left_aligned` are padded on the right, the others on the left.
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::size_t>& left_aligned = {0, 1});
+
+/// A JSON string literal (quoted, escaped).
+std::string json_string(const std::string& text);
+/// A CSV cell (quoted when it holds a comma, quote or newline).
+std::string csv_cell(const std::string& text);
+
+}  // namespace cudatutorial

@@ -1,0 +1,109 @@
+#include "cudatutorial/benchmark.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cuda_handles.hpp"
+#include "cudatutorial/device_buffer.hpp"
+
+namespace cudatutorial {
+
+Stats summarize(std::vector<double> samples_ms) {
+    if (samples_ms.empty()) {
+        throw std::invalid_argument("summarize: no samples");
+    }
+    for (double sample : samples_ms) {
+        if (!std::isfinite(sample) || sample < 0.0) {
+            throw std::invalid_argument("summarize: a sample is negative or not finite");
+        }
+    }
+    std::sort(samples_ms.begin(), samples_ms.end());
+    const std::size_t n = samples_ms.size();
+    Stats stats;
+    stats.samples = static_cast<int>(n);
+    stats.min_ms = samples_ms.front();
+    stats.max_ms = samples_ms.back();
+    stats.median_ms =
+        n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+    stats.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / n;
+    return stats;
+}
+
+double bandwidth_gbs(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
+
+double percent_of(double value, double reference) {
+    return reference > 0.0 ? 100.0 * value / reference : 0.0;
+}
+
+std::string Measurement::failure_detail() const {
+    if (!before.passed) {
+        return before.detail;
+    }
+    if (!after.passed) {
+        return "after repeated runs: " + after.detail;
+    }
+    return {};
+}
+
+Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config) {
+    if (config.repetitions < 1 || config.warmup < 0) {
+        throw std::invalid_argument("time_repeated: repetitions must be >= 1 and warmup >= 0");
+    }
+    std::unique_ptr<L2Flusher> flusher;
+    if (config.flush_l2) {
+        flusher = std::make_unique<L2Flusher>();
+    }
+    for (int i = 0; i < config.warmup; ++i) {
+        launch(config.stream);
+    }
+    CT_CHECK(cudaStreamSynchronize(config.stream));
+
+    CudaEvent start;
+    CudaEvent stop;
+    std::vector<double> samples;
+    samples.reserve(config.repetitions);
+    for (int i = 0; i < config.repetitions; ++i) {
+        if (flusher) {
+            flusher->flush(config.stream);
+        }
+        start.record(config.stream);
+        launch(config.stream);
+        stop.record(config.stream);
+        stop.synchronize();
+        samples.push_back(stop.elapsed_ms_since(start));
+    }
+    return summarize(std::move(samples));
+}
+
+Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
+                    const BenchmarkConfig& config) {
+    Measurement result;
+    launch(config.stream);
+    CT_CHECK(cudaStreamSynchronize(config.stream));
+    result.before = verify();
+    result.stats = time_repeated(launch, config);
+    CT_CHECK(cudaDeviceSynchronize());
+    result.after = verify();
+    return result;
+}
+
+L2Flusher::L2Flusher() {
+    int device = 0;
+    int l2_bytes = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    bytes_ = 2 * static_cast<std::size_t>(std::max(l2_bytes, 1 << 20));
+    buffer_ = detail::allocate_device_bytes(bytes_);
+}
+
+L2Flusher::~L2Flusher() { detail::free_device_bytes(buffer_); }
+
+void L2Flusher::flush(cudaStream_t stream) {
+    CT_CHECK(cudaMemsetAsync(buffer_, 0x5a, bytes_, stream));
+}
+
+}  // namespace cudatutorial

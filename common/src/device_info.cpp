@@ -1,0 +1,151 @@
+#include "cudatutorial/device_info.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "cudatutorial/check.hpp"
+
+namespace cudatutorial {
+
+std::string DeviceInfo::compute_capability() const {
+    return std::to_string(cc_major) + "." + std::to_string(cc_minor);
+}
+
+double DeviceInfo::theoretical_bandwidth_gbs() const {
+    return cudatutorial::theoretical_bandwidth_gbs(memory_clock_khz, memory_bus_width_bits);
+}
+
+double theoretical_bandwidth_gbs(int memory_clock_khz, int memory_bus_width_bits) {
+    if (memory_clock_khz <= 0 || memory_bus_width_bits <= 0) {
+        return 0.0;
+    }
+    const double transfers_per_second = 2.0 * memory_clock_khz * 1e3;
+    return transfers_per_second * (memory_bus_width_bits / 8.0) / 1e9;
+}
+
+std::string cuda_version_string(int encoded_version) {
+    const int major = encoded_version / 1000;
+    const int minor = (encoded_version % 1000) / 10;
+    return std::to_string(major) + "." + std::to_string(minor);
+}
+
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();  // clear the error so that later calls do not see it
+        return 0;
+    }
+    return count;
+}
+
+namespace {
+
+int attribute(cudaDeviceAttr attr, int device) {
+    int value = 0;
+    // Some attributes are not reported on every platform; 0 then means "unknown".
+    if (cudaDeviceGetAttribute(&value, attr, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return value;
+}
+
+}  // namespace
+
+DeviceInfo query_device(int device) {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        const cudaError_t code = status == cudaSuccess ? cudaErrorNoDevice : status;
+        throw NoDeviceError(code, std::string("no CUDA device available (") +
+                                      cudaGetErrorString(code) +
+                                      "). This program needs an NVIDIA GPU and its driver.");
+    }
+    if (device < 0 || device >= count) {
+        throw UsageError("--device " + std::to_string(device) + " does not exist: this machine has " +
+                         std::to_string(count) + " CUDA device(s), numbered 0.." +
+                         std::to_string(count - 1));
+    }
+    cudaDeviceProp prop{};
+    CT_CHECK(cudaGetDeviceProperties(&prop, device));
+
+    DeviceInfo info;
+    info.id = device;
+    info.name = prop.name;
+    info.cc_major = prop.major;
+    info.cc_minor = prop.minor;
+    info.sm_count = prop.multiProcessorCount;
+    info.warp_size = prop.warpSize;
+    info.max_threads_per_block = prop.maxThreadsPerBlock;
+    for (int d = 0; d < 3; ++d) {
+        info.max_block_dim[d] = prop.maxThreadsDim[d];
+        info.max_grid_dim[d] = prop.maxGridSize[d];
+    }
+    info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+    info.max_warps_per_sm = prop.warpSize > 0 ? prop.maxThreadsPerMultiProcessor / prop.warpSize : 0;
+    info.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
+    info.shared_mem_per_block = prop.sharedMemPerBlock;
+    info.shared_mem_per_block_optin = prop.sharedMemPerBlockOptin;
+    info.shared_mem_per_sm = prop.sharedMemPerMultiprocessor;
+    info.registers_per_block = prop.regsPerBlock;
+    info.registers_per_sm = prop.regsPerMultiprocessor;
+    info.constant_memory = prop.totalConstMem;
+    info.global_memory = prop.totalGlobalMem;
+    info.l2_cache_bytes = prop.l2CacheSize;
+    info.async_engine_count = prop.asyncEngineCount;
+    info.concurrent_kernels = prop.concurrentKernels != 0;
+    info.integrated = prop.integrated != 0;
+    // Removed from cudaDeviceProp in CUDA 13: read them as attributes.
+    info.sm_clock_khz = attribute(cudaDevAttrClockRate, device);
+    info.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, device);
+    info.memory_bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
+    CT_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
+    CT_CHECK(cudaDriverGetVersion(&info.driver_version));
+    return info;
+}
+
+DeviceInfo select_device(int device) {
+    DeviceInfo info = query_device(device);
+    CT_CHECK(cudaSetDevice(device));
+    return info;
+}
+
+std::size_t free_device_memory() {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    CT_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+}
+
+void require_device_memory(std::size_t bytes, const std::string& what) {
+    const std::size_t free_bytes = free_device_memory();
+    // Keep a reserve for the context, CUB's temporary storage and the L2 flush buffer.
+    const std::size_t reserve = std::size_t{256} << 20;
+    if (bytes + reserve > free_bytes) {
+        throw UsageError(what + " needs " + format_bytes(static_cast<double>(bytes)) +
+                         " of device memory, but only " +
+                         format_bytes(static_cast<double>(free_bytes)) +
+                         " is free (256 MiB kept in reserve). Choose a smaller size.");
+    }
+}
+
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 4) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    if (unit == 0) {
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    } else {
+        std::snprintf(text, sizeof text, bytes < 10 ? "%.2f %s" : "%.1f %s", bytes, units[unit]);
+    }
+    return text;
+}
+
+}  // namespace cudatutorial

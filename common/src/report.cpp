@@ -1,0 +1,494 @@
+#include "cudatutorial/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_info.hpp"
+
+namespace cudatutorial {
+
+namespace {
+
+std::string local_timestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char text[40];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", &local);
+    return text;
+}
+
+std::string optional_fixed(const std::optional<double>& value, int decimals,
+                           const std::string& missing = "-") {
+    return value ? format_fixed(*value, decimals) : missing;
+}
+
+std::string json_number(const std::optional<double>& value) {
+    if (!value || !std::isfinite(*value)) {
+        return "null";
+    }
+    char text[40];
+    std::snprintf(text, sizeof text, "%.6g", *value);
+    return text;
+}
+
+std::string csv_number(const std::optional<double>& value) {
+    if (!value || !std::isfinite(*value)) {
+        return "";
+    }
+    char text[40];
+    std::snprintf(text, sizeof text, "%.6g", *value);
+    return text;
+}
+
+std::optional<double> ratio(const std::optional<double>& numerator,
+                            const std::optional<double>& denominator) {
+    if (!numerator || !denominator || *denominator <= 0.0) {
+        return std::nullopt;
+    }
+    return *numerator / *denominator;
+}
+
+}  // namespace
+
+void RunInfo::set(const std::string& key, const std::string& value) {
+    for (auto& parameter : parameters) {
+        if (parameter.first == key) {
+            parameter.second = value;
+            return;
+        }
+    }
+    parameters.emplace_back(key, value);
+}
+
+RunInfo make_run_info(const std::string& program, const std::string& title,
+                      const DeviceInfo& device) {
+    RunInfo info;
+    info.program = program;
+    info.title = title;
+    info.gpu_name = device.name;
+    info.compute_capability = device.compute_capability();
+    info.sm_count = device.sm_count;
+    info.cuda_runtime = cuda_version_string(device.runtime_version);
+    info.cuda_driver = cuda_version_string(device.driver_version);
+    info.peak_bandwidth_gbs = device.theoretical_bandwidth_gbs();
+    info.timestamp = local_timestamp();
+    return info;
+}
+
+ResultRow& ResultRow::with(const std::string& column, const std::string& value) {
+    for (auto& cell : extra) {
+        if (cell.first == column) {
+            cell.second = value;
+            return *this;
+        }
+    }
+    extra.emplace_back(column, value);
+    return *this;
+}
+
+ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
+                   double bytes) {
+    ResultRow row;
+    row.id = id;
+    row.name = name;
+    row.timed = true;
+    row.stats = measurement.stats;
+    row.bytes = bytes;
+    row.passed = measurement.passed();
+    row.detail = measurement.failure_detail();
+    return row;
+}
+
+ResultTable::ResultTable(RunInfo info) : info_(std::move(info)) {}
+
+void ResultTable::set_baseline(const std::string& row_id, const std::string& label) {
+    baseline_id_ = row_id;
+    baseline_label_ = label;
+}
+
+void ResultTable::add(ResultRow row) { rows_.push_back(std::move(row)); }
+
+std::optional<double> ResultTable::median_of(std::size_t row) const {
+    const ResultRow& r = rows_.at(row);
+    if (!r.timed || r.stats.median_ms <= 0.0) {
+        return std::nullopt;
+    }
+    return r.stats.median_ms;
+}
+
+std::optional<double> ResultTable::bandwidth_gbs(std::size_t row) const {
+    const auto median = median_of(row);
+    if (!median || rows_[row].bytes <= 0.0) {
+        return std::nullopt;
+    }
+    return cudatutorial::bandwidth_gbs(rows_[row].bytes, *median);
+}
+
+std::optional<double> ResultTable::percent_of_peak(std::size_t row) const {
+    const auto gbs = bandwidth_gbs(row);
+    if (!gbs || info_.peak_bandwidth_gbs <= 0.0) {
+        return std::nullopt;
+    }
+    return percent_of(*gbs, info_.peak_bandwidth_gbs);
+}
+
+std::optional<double> ResultTable::speedup_vs_previous(std::size_t row) const {
+    if (!rows_.at(row).in_progression) {
+        return std::nullopt;
+    }
+    for (std::size_t i = row; i-- > 0;) {
+        if (rows_[i].in_progression && median_of(i)) {
+            return ratio(median_of(i), median_of(row));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<double> ResultTable::speedup_vs_first(std::size_t row) const {
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].in_progression && median_of(i)) {
+            return i == row ? std::optional<double>(1.0) : ratio(median_of(i), median_of(row));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<double> ResultTable::speedup_vs_baseline(std::size_t row) const {
+    if (baseline_id_.empty()) {
+        return std::nullopt;
+    }
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].id == baseline_id_) {
+            return ratio(median_of(i), median_of(row));
+        }
+    }
+    return std::nullopt;
+}
+
+bool ResultTable::all_passed() const {
+    return std::all_of(rows_.begin(), rows_.end(),
+                       [](const ResultRow& r) { return r.passed || r.expected_failure; });
+}
+
+std::vector<std::string> ResultTable::extra_columns() const {
+    std::vector<std::string> columns;
+    for (const auto& row : rows_) {
+        for (const auto& cell : row.extra) {
+            if (std::find(columns.begin(), columns.end(), cell.first) == columns.end()) {
+                columns.push_back(cell.first);
+            }
+        }
+    }
+    return columns;
+}
+
+namespace {
+
+std::string extra_value(const ResultRow& row, const std::string& column) {
+    for (const auto& cell : row.extra) {
+        if (cell.first == column) {
+            return cell.second;
+        }
+    }
+    return {};
+}
+
+std::string verdict(const ResultRow& row) {
+    if (row.passed) {
+        return "PASS";
+    }
+    return row.expected_failure ? "FAIL (expected)" : "FAIL";
+}
+
+}  // namespace
+
+void ResultTable::print(std::ostream& out) const {
+    out << "== " << info_.program;
+    if (!info_.title.empty()) {
+        out << ": " << info_.title;
+    }
+    out << " ==\n";
+    out << "GPU " << info_.gpu_name << " (compute capability " << info_.compute_capability << ", "
+        << info_.sm_count << " SMs), CUDA runtime " << info_.cuda_runtime << ", driver "
+        << info_.cuda_driver << ", " << info_.timestamp << "\n";
+    if (info_.peak_bandwidth_gbs > 0.0) {
+        out << "theoretical DRAM bandwidth " << format_fixed(info_.peak_bandwidth_gbs, 0)
+            << " GB/s\n";
+    }
+    if (!info_.parameters.empty()) {
+        bool first = true;
+        for (const auto& parameter : info_.parameters) {
+            out << (first ? "" : ", ") << parameter.first << " " << parameter.second;
+            first = false;
+        }
+        out << "\n";
+    }
+    out << "\n";
+
+    const auto extras = extra_columns();
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::string> header = {"id", "kernel", "median ms", "min-max ms", "GB/s", "% peak"};
+    header.insert(header.end(), extras.begin(), extras.end());
+    header.insert(header.end(), {"x prev", "x first"});
+    if (!baseline_id_.empty()) {
+        header.push_back("x " + baseline_label_);
+    }
+    header.push_back("result");
+    cells.push_back(header);
+
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const ResultRow& row = rows_[i];
+        std::vector<std::string> line = {row.id, row.name};
+        if (row.timed) {
+            line.push_back(format_ms(row.stats.median_ms));
+            line.push_back(format_ms(row.stats.min_ms) + "-" + format_ms(row.stats.max_ms));
+        } else {
+            line.insert(line.end(), {"-", "-"});
+        }
+        line.push_back(optional_fixed(bandwidth_gbs(i), 0));
+        line.push_back(optional_fixed(percent_of_peak(i), 1));
+        for (const auto& column : extras) {
+            const std::string value = extra_value(row, column);
+            line.push_back(value.empty() ? "-" : value);
+        }
+        line.push_back(optional_fixed(speedup_vs_previous(i), 2));
+        line.push_back(optional_fixed(speedup_vs_first(i), 2));
+        if (!baseline_id_.empty()) {
+            line.push_back(optional_fixed(speedup_vs_baseline(i), 2));
+        }
+        line.push_back(verdict(row));
+        cells.push_back(line);
+    }
+    print_aligned(out, cells);
+
+    bool any_detail = false;
+    for (const auto& row : rows_) {
+        if (!row.detail.empty()) {
+            if (!any_detail) {
+                out << "\n";
+                any_detail = true;
+            }
+            out << "  [" << row.id << "] " << row.detail << "\n";
+        }
+    }
+    out << "\n";
+    if (all_passed()) {
+        out << "All results verified against the CPU reference.\n";
+    } else {
+        out << "FAILED: at least one kernel did not match the CPU reference.\n";
+    }
+}
+
+namespace {
+
+struct RowNumbers {
+    std::optional<double> gbs, percent, previous, first, baseline;
+};
+
+}  // namespace
+
+void ResultTable::write_csv(std::ostream& out) const {
+    const auto extras = extra_columns();
+    std::vector<std::string> header = {"program", "gpu", "compute_capability", "sm_count",
+                                       "cuda_runtime", "cuda_driver", "timestamp", "peak_gbs"};
+    for (const auto& parameter : info_.parameters) {
+        header.push_back(parameter.first);
+    }
+    header.insert(header.end(), {"id", "name", "median_ms", "min_ms", "max_ms", "mean_ms",
+                                 "samples", "bytes", "gbs", "percent_of_peak", "speedup_vs_previous",
+                                 "speedup_vs_first", "speedup_vs_baseline"});
+    header.insert(header.end(), extras.begin(), extras.end());
+    header.insert(header.end(), {"passed", "expected_failure", "detail"});
+    for (std::size_t c = 0; c < header.size(); ++c) {
+        out << (c ? "," : "") << csv_cell(header[c]);
+    }
+    out << "\n";
+
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const ResultRow& row = rows_[i];
+        std::vector<std::string> line = {info_.program,      info_.gpu_name,
+                                         info_.compute_capability, std::to_string(info_.sm_count),
+                                         info_.cuda_runtime, info_.cuda_driver,
+                                         info_.timestamp,    csv_number(info_.peak_bandwidth_gbs)};
+        for (const auto& parameter : info_.parameters) {
+            line.push_back(parameter.second);
+        }
+        const auto timed = [&](double v) {
+            return row.timed ? csv_number(v) : std::string();
+        };
+        line.insert(line.end(),
+                    {row.id, row.name, timed(row.stats.median_ms), timed(row.stats.min_ms),
+                     timed(row.stats.max_ms), timed(row.stats.mean_ms),
+                     row.timed ? std::to_string(row.stats.samples) : std::string(),
+                     csv_number(row.bytes), csv_number(bandwidth_gbs(i)),
+                     csv_number(percent_of_peak(i)), csv_number(speedup_vs_previous(i)),
+                     csv_number(speedup_vs_first(i)), csv_number(speedup_vs_baseline(i))});
+        for (const auto& column : extras) {
+            line.push_back(extra_value(row, column));
+        }
+        line.insert(line.end(), {row.passed ? "true" : "false",
+                                 row.expected_failure ? "true" : "false", row.detail});
+        for (std::size_t c = 0; c < line.size(); ++c) {
+            out << (c ? "," : "") << csv_cell(line[c]);
+        }
+        out << "\n";
+    }
+}
+
+void ResultTable::write_json(std::ostream& out) const {
+    out << "{\n  \"program\": " << json_string(info_.program)
+        << ",\n  \"title\": " << json_string(info_.title) << ",\n  \"run\": {\n"
+        << "    \"gpu\": " << json_string(info_.gpu_name) << ",\n"
+        << "    \"compute_capability\": " << json_string(info_.compute_capability) << ",\n"
+        << "    \"sm_count\": " << info_.sm_count << ",\n"
+        << "    \"cuda_runtime\": " << json_string(info_.cuda_runtime) << ",\n"
+        << "    \"cuda_driver\": " << json_string(info_.cuda_driver) << ",\n"
+        << "    \"timestamp\": " << json_string(info_.timestamp) << ",\n"
+        << "    \"peak_gbs\": " << json_number(info_.peak_bandwidth_gbs) << ",\n"
+        << "    \"parameters\": {";
+    for (std::size_t p = 0; p < info_.parameters.size(); ++p) {
+        out << (p ? ", " : "") << json_string(info_.parameters[p].first) << ": "
+            << json_string(info_.parameters[p].second);
+    }
+    out << "}\n  },\n  \"baseline\": "
+        << (baseline_id_.empty() ? std::string("null") : json_string(baseline_id_))
+        << ",\n  \"rows\": [";
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const ResultRow& row = rows_[i];
+        const auto timed = [&](double v) {
+            return row.timed ? json_number(v) : std::string("null");
+        };
+        out << (i ? "," : "") << "\n    {\"id\": " << json_string(row.id)
+            << ", \"name\": " << json_string(row.name)
+            << ", \"median_ms\": " << timed(row.stats.median_ms)
+            << ", \"min_ms\": " << timed(row.stats.min_ms)
+            << ", \"max_ms\": " << timed(row.stats.max_ms)
+            << ", \"mean_ms\": " << timed(row.stats.mean_ms)
+            << ", \"samples\": " << (row.timed ? std::to_string(row.stats.samples) : "null")
+            << ", \"bytes\": " << json_number(row.bytes)
+            << ", \"gbs\": " << json_number(bandwidth_gbs(i))
+            << ", \"percent_of_peak\": " << json_number(percent_of_peak(i))
+            << ", \"speedup_vs_previous\": " << json_number(speedup_vs_previous(i))
+            << ", \"speedup_vs_first\": " << json_number(speedup_vs_first(i))
+            << ", \"speedup_vs_baseline\": " << json_number(speedup_vs_baseline(i))
+            << ", \"in_progression\": " << (row.in_progression ? "true" : "false")
+            << ", \"passed\": " << (row.passed ? "true" : "false")
+            << ", \"expected_failure\": " << (row.expected_failure ? "true" : "false")
+            << ", \"detail\": " << json_string(row.detail) << ", \"extra\": {";
+        for (std::size_t e = 0; e < row.extra.size(); ++e) {
+            out << (e ? ", " : "") << json_string(row.extra[e].first) << ": "
+                << json_string(row.extra[e].second);
+        }
+        out << "}}";
+    }
+    out << "\n  ]\n}\n";
+}
+
+void ResultTable::write_files(const std::string& csv_path, const std::string& json_path) const {
+    const auto write = [](const std::string& path, auto&& writer) {
+        if (path.empty()) {
+            return;
+        }
+        std::ofstream file(path);
+        if (!file) {
+            throw UsageError("cannot open '" + path + "' for writing");
+        }
+        writer(file);
+        if (!file) {
+            throw UsageError("writing '" + path + "' failed");
+        }
+    };
+    write(csv_path, [this](std::ostream& out) { write_csv(out); });
+    write(json_path, [this](std::ostream& out) { write_json(out); });
+}
+
+std::string format_ms(double ms) {
+    char text[32];
+    if (ms < 1.0) {
+        std::snprintf(text, sizeof text, "%.4f", ms);
+    } else if (ms < 10.0) {
+        std::snprintf(text, sizeof text, "%.3f", ms);
+    } else if (ms < 100.0) {
+        std::snprintf(text, sizeof text, "%.2f", ms);
+    } else {
+        std::snprintf(text, sizeof text, "%.1f", ms);
+    }
+    return text;
+}
+
+std::string format_fixed(double value, int decimals) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<std::size_t>& left_aligned) {
+    std::vector<std::size_t> widths;
+    for (const auto& row : rows) {
+        widths.resize(std::max(widths.size(), row.size()), 0);
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            widths[c] = std::max(widths[c], row[c].size());
+        }
+    }
+    const auto is_left = [&](std::size_t c) {
+        return std::find(left_aligned.begin(), left_aligned.end(), c) != left_aligned.end();
+    };
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        for (std::size_t c = 0; c < rows[r].size(); ++c) {
+            const std::string& cell = rows[r][c];
+            const std::string pad(widths[c] - cell.size(), ' ');
+            out << (c ? "  " : "") << (is_left(c) ? cell + pad : pad + cell);
+        }
+        out << "\n";
+        if (r == 0) {
+            std::size_t total = 0;
+            for (std::size_t c = 0; c < widths.size(); ++c) {
+                total += widths[c] + (c ? 2 : 0);
+            }
+            out << std::string(total, '-') << "\n";
+        }
+    }
+}
+
+std::string json_string(const std::string& text) {
+    std::string quoted = "\"";
+    for (const char ch : text) {
+        switch (ch) {
+            case '"': quoted += "\\\""; break;
+            case '\\': quoted += "\\\\"; break;
+            case '\n': quoted += "\\n"; break;
+            case '\r': quoted += "\\r"; break;
+            case '\t': quoted += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(ch) < 0x20) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", ch);
+                    quoted += escaped;
+                } else {
+                    quoted += ch;
+                }
+        }
+    }
+    return quoted + "\"";
+}
+
+std::string csv_cell(const std::string& text) {
+    if (text.find_first_of(",\"\n\r") == std::string::npos) {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (const char ch : text) {
+        quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    }
+    return quoted + "\"";
+}
+
+}  // namespace cudatutorial

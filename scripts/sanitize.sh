@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every chapter's GPU tests under compute-sanitizer's four tools (memcheck, racecheck,
+# synccheck, initcheck). Needs a GPU. Tests that exercise a *labelled bug demonstration* are named
+# "*BugDemo*" and excluded here: they race or read uninitialized memory on purpose.
+#   scripts/sanitize.sh [build-dir]      FILTER=<gtest filter> to narrow, TOOLS="memcheck" to pick
+set -uo pipefail
+build=${1:-build}
+tools=${TOOLS:-memcheck racecheck synccheck initcheck}
+filter=${FILTER:-*}
+# CT_SANITIZE=1 asks the GPU tests for their small problem sizes: racecheck slows kernels a lot.
+export CT_SANITIZE=1
+if ! command -v compute-sanitizer >/dev/null 2>&1; then
+  for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [ -x "$candidate" ] && PATH=$(dirname "$candidate"):$PATH && break
+  done
+fi
+command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found"; exit 3; }
+
+failures=0
+printf '%-32s %-10s %s\n' "test executable" "tool" "result"
+for exe in "$build"/tests/*_gpu_test; do
+  [ -x "$exe" ] || continue
+  for tool in $tools; do
+    log=$(mktemp)
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
+      "$exe" --gtest_filter="${filter}:-*BugDemo*" --gtest_brief=1 >"$log" 2>&1
+    status=$?
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+    if [ $status -eq 0 ]; then
+      printf '%-32s %-10s %s\n' "$(basename "$exe")" "$tool" "clean ${summary}"
+    else
+      printf '%-32s %-10s %s\n' "$(basename "$exe")" "$tool" "FAILED (exit $status) ${summary}"
+      tail -n 40 "$log"
+      failures=$((failures + 1))
+    fi
+    rm -f "$log"
+  done
+done
+echo "excluded by name: *BugDemo* (labelled bug demonstrations that race on purpose)"
+[ $failures -eq 0 ] && echo "sanitize: all clean" || echo "sanitize: $failures run(s) reported errors"
+exit $((failures > 0))

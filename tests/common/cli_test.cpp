@@ -1,0 +1,170 @@
+#include <gtest/gtest.h>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/device_info.hpp"
+
+namespace ct = cudatutorial;
+
+TEST(ParseSize, AcceptsPlainPowersShiftsAndSuffixes) {
+    EXPECT_EQ(ct::parse_size("33554432"), 33554432u);
+    EXPECT_EQ(ct::parse_size("2^25"), 33554432u);
+    EXPECT_EQ(ct::parse_size(" 2 ^ 28 "), 268435456u);
+    EXPECT_EQ(ct::parse_size("1<<20"), 1048576u);
+    EXPECT_EQ(ct::parse_size("3<<2"), 12u);
+    EXPECT_EQ(ct::parse_size("32Mi"), 33554432u);
+    EXPECT_EQ(ct::parse_size("64K"), 65536u);
+    EXPECT_EQ(ct::parse_size("1Gi"), 1073741824u);
+    EXPECT_EQ(ct::parse_size("0"), 0u);
+    EXPECT_EQ(ct::parse_size("1"), 1u);
+}
+
+TEST(ParseSize, RejectsGarbageNegativesAndOverflow) {
+    for (const char* bad : {"", "abc", "-5", "1.5", "3^4", "2^64", "2^", "^3", "1<<70",
+                            "99999999999999999999999", "12Q", "Mi"}) {
+        SCOPED_TRACE(bad);
+        EXPECT_THROW(ct::parse_size(bad), ct::UsageError);
+    }
+}
+
+TEST(DescribeSize, NamesPowersOfTwoAndNearNeighbours) {
+    EXPECT_EQ(ct::describe_size(1000), "1000");
+    EXPECT_EQ(ct::describe_size(33554432), "33554432 (2^25)");
+    EXPECT_EQ(ct::describe_size(33554445), "33554445 (2^25 + 13)");
+    EXPECT_EQ(ct::describe_size(1048575), "1048575 (2^20 - 1)");
+}
+
+TEST(PowerOfTwo, Classifies) {
+    EXPECT_TRUE(ct::is_power_of_two(1));
+    EXPECT_TRUE(ct::is_power_of_two(1024));
+    EXPECT_FALSE(ct::is_power_of_two(0));
+    EXPECT_FALSE(ct::is_power_of_two(96));
+}
+
+namespace {
+
+ct::DeviceInfo fake_device(int max_threads) {
+    ct::DeviceInfo device;
+    device.max_threads_per_block = max_threads;
+    return device;
+}
+
+// Parses `args` with the common options plus --block/--n as a chapter would; returns the exit
+// code run_program gives (the body returns 0).
+int parse(std::vector<std::string> args, ct::CommonOptions& options, int& block,
+          std::uint64_t& n) {
+    CLI::App app{"test"};
+    ct::add_common_options(app, options);
+    app.add_option("--block", block)->check(ct::power_of_two_validator());
+    ct::add_size_option(app, "--n", n, "elements");
+    std::vector<char*> argv;
+    std::string program = "test";
+    argv.push_back(program.data());
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    return ct::run_program(app, static_cast<int>(argv.size()), argv.data(), [] { return 0; });
+}
+
+}  // namespace
+
+TEST(RequireBlockSize, AcceptsPowersOfTwoWithinTheDeviceLimit) {
+    EXPECT_NO_THROW(ct::require_block_size(256, fake_device(1024)));
+    EXPECT_NO_THROW(ct::require_block_size(1024, fake_device(1024)));
+    EXPECT_NO_THROW(ct::require_block_size(32, fake_device(1024)));
+}
+
+TEST(RequireBlockSize, RejectsWithAMessageNamingTheLimit) {
+    try {
+        ct::require_block_size(2048, fake_device(1024));
+        FAIL() << "2048 accepted";
+    } catch (const ct::UsageError& error) {
+        EXPECT_NE(std::string(error.what()).find("1024"), std::string::npos) << error.what();
+    }
+    EXPECT_THROW(ct::require_block_size(96, fake_device(1024)), ct::UsageError);
+    EXPECT_THROW(ct::require_block_size(16, fake_device(1024)), ct::UsageError);
+    EXPECT_THROW(ct::require_block_size(32, fake_device(1024), 64), ct::UsageError);
+    EXPECT_THROW(ct::require_block_size(-256, fake_device(1024)), ct::UsageError);
+}
+
+TEST(RequireRange, ThrowsOutsideTheBounds) {
+    EXPECT_NO_THROW(ct::require_range(5, 1, 10, "--x"));
+    EXPECT_THROW(ct::require_range(0, 1, 10, "--x"), ct::UsageError);
+    EXPECT_THROW(ct::require_range(11, 1, 10, "--x"), ct::UsageError);
+}
+
+TEST(CommonOptions, ParseIntoTheBenchmarkConfig) {
+    ct::CommonOptions options;
+    int block = 256;
+    std::uint64_t n = 0;
+    ASSERT_EQ(parse({"--reps", "7", "--warmup", "0", "--flush-l2", "--block", "512", "--n", "2^10"},
+                    options, block, n),
+              0);
+    const ct::BenchmarkConfig config = options.benchmark_config();
+    EXPECT_EQ(config.repetitions, 7);
+    EXPECT_EQ(config.warmup, 0);
+    EXPECT_TRUE(config.flush_l2);
+    EXPECT_EQ(block, 512);
+    EXPECT_EQ(n, 1024u);
+}
+
+TEST(CommonOptions, BadInputGivesExitCodeTwo) {
+    const std::vector<std::vector<std::string>> bad_inputs = {
+        {"--unknown"}, {"--reps", "0"},     {"--reps", "many"}, {"--warmup", "-1"},
+        {"--block", "96"}, {"--block", "0"}, {"--n", "-3"},     {"--n", "lots"},
+        {"--device", "-1"}, {"stray-positional"}};
+    for (const auto& args : bad_inputs) {
+        SCOPED_TRACE(args.front() + (args.size() > 1 ? " " + args[1] : ""));
+        ct::CommonOptions options;
+        int block = 256;
+        std::uint64_t n = 0;
+        testing::internal::CaptureStderr();
+        const int code = parse(args, options, block, n);
+        const std::string message = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(code, 2);
+        EXPECT_FALSE(message.empty());
+    }
+}
+
+TEST(CommonOptions, HelpExitsWithZero) {
+    ct::CommonOptions options;
+    int block = 256;
+    std::uint64_t n = 1 << 20;
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(parse({"--help"}, options, block, n), 0);
+    const std::string help = testing::internal::GetCapturedStdout();
+    EXPECT_NE(help.find("--reps"), std::string::npos);
+    EXPECT_NE(help.find("1048576 (2^20)"), std::string::npos) << "real default shown in --help";
+}
+
+TEST(GuardedMain, MapsExceptionsToExitCodes) {
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(ct::guarded_main([]() -> int { throw ct::UsageError("bad"); }), 2);
+    EXPECT_EQ(ct::guarded_main([]() -> int {
+                  throw ct::CudaError(cudaErrorInvalidValue, "cuda failed");
+              }),
+              3);
+    EXPECT_EQ(ct::guarded_main([]() -> int {
+                  throw ct::NoDeviceError(cudaErrorNoDevice, "no device");
+              }),
+              3);
+    EXPECT_EQ(ct::guarded_main([] { return 1; }), 1);
+    const std::string message = testing::internal::GetCapturedStderr();
+    EXPECT_NE(message.find("error: bad"), std::string::npos);
+    EXPECT_NE(message.find("cuda failed"), std::string::npos);
+}
+
+TEST(CheckCuda, ThrowsWithCallFileLineAndErrorString) {
+    try {
+        CT_CHECK(cudaErrorInvalidValue);
+        FAIL() << "no exception";
+    } catch (const ct::CudaError& error) {
+        const std::string what = error.what();
+        EXPECT_EQ(error.code(), cudaErrorInvalidValue);
+        EXPECT_NE(what.find("cudaErrorInvalidValue"), std::string::npos) << what;
+        EXPECT_NE(what.find("cli_test.cpp"), std::string::npos) << what;
+        EXPECT_NE(what.find("invalid argument"), std::string::npos) << what;
+    }
+    EXPECT_NO_THROW(CT_CHECK(cudaSuccess));
+    EXPECT_THROW(CT_CHECK(cudaErrorNoDevice), ct::NoDeviceError);
+}

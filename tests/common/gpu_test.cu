@@ -1,0 +1,186 @@
+// GPU tests of common/: buffers, device info, the benchmark harness. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "gpu_test.hpp"
+
+namespace ct = cudatutorial;
+
+namespace {
+
+__global__ void scale_kernel(const int* in, int* out, int n, int factor) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = in[i] * factor;
+    }
+}
+
+__global__ void off_by_one_kernel(const int* in, int* out, int n, int factor) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = in[i] * factor + (i == n - 1 ? 1 : 0);  // the last element is wrong
+    }
+}
+
+}  // namespace
+
+TEST(DeviceInfoGpu, AgreesWithTheRuntime) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    cudaDeviceProp prop{};
+    CT_CHECK(cudaGetDeviceProperties(&prop, 0));
+    EXPECT_EQ(info.name, prop.name);
+    EXPECT_EQ(info.sm_count, prop.multiProcessorCount);
+    EXPECT_EQ(info.warp_size, 32);
+    EXPECT_GE(info.cc_major, 7);
+    EXPECT_EQ(info.max_warps_per_sm * info.warp_size, info.max_threads_per_sm);
+    EXPECT_GT(info.memory_clock_khz, 0);
+    EXPECT_GT(info.memory_bus_width_bits, 0);
+    EXPECT_GT(info.theoretical_bandwidth_gbs(), 100.0);
+    EXPECT_GT(info.l2_cache_bytes, 0);
+    EXPECT_GE(info.driver_version, info.runtime_version);
+    EXPECT_THROW(ct::query_device(ct::cuda_device_count()), ct::UsageError);
+    EXPECT_THROW(ct::query_device(-1), ct::UsageError);
+}
+
+TEST(DeviceBufferGpu, RoundTripsMovesAndPoisons) {
+    CT_REQUIRE_GPU();
+    const std::vector<int> host = {1, -2, 3, 1 << 30, -7};
+    ct::DeviceBuffer<int> buffer(host);
+    EXPECT_EQ(buffer.size(), host.size());
+    EXPECT_EQ(buffer.bytes(), host.size() * sizeof(int));
+    EXPECT_EQ(buffer.to_host(), host);
+    ct::DeviceBuffer<int> moved = std::move(buffer);
+    EXPECT_EQ(buffer.data(), nullptr);
+    EXPECT_EQ(moved.to_host(), host);
+    moved.fill_bytes(0xff);
+    EXPECT_EQ(moved.to_host(), std::vector<int>(host.size(), -1));
+    EXPECT_THROW(moved.copy_from_host(std::vector<int>(10, 0)), std::out_of_range);
+    ct::DeviceBuffer<int> empty(0);
+    EXPECT_TRUE(empty.to_host().empty());
+}
+
+TEST(DeviceBufferGpu, AnAllocationTooLargeSaysHowMuchWasAsked) {
+    CT_REQUIRE_GPU();
+    try {
+        ct::DeviceBuffer<char> huge(std::size_t{1} << 50);  // 1 PiB
+        FAIL() << "1 PiB allocation succeeded";
+    } catch (const ct::CudaError& error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find("1024.0 TiB"), std::string::npos) << what;
+        EXPECT_NE(what.find("free of"), std::string::npos) << what;
+    }
+    EXPECT_THROW(ct::require_device_memory(std::size_t{1} << 50, "the input"), ct::UsageError);
+    EXPECT_NO_THROW(ct::require_device_memory(1 << 20, "the input"));
+}
+
+TEST(DeviceBufferGpu, PinnedBufferIsUsableHostMemory) {
+    CT_REQUIRE_GPU();
+    ct::PinnedBuffer<int> pinned(1000);
+    for (std::size_t i = 0; i < pinned.size(); ++i) {
+        pinned[i] = static_cast<int>(i);
+    }
+    ct::DeviceBuffer<int> device(1000);
+    device.copy_from_host(pinned.data(), pinned.size());
+    const auto back = device.to_host();
+    EXPECT_EQ(back[999], 999);
+}
+
+TEST(CheckLaunchGpu, ReportsAnInvalidConfiguration) {
+    CT_REQUIRE_GPU();
+    ct::DeviceBuffer<int> in(32), out(32);
+    scale_kernel<<<1, 4096>>>(in.data(), out.data(), 32, 2);  // over every device's block limit
+    try {
+        CT_CHECK_LAUNCH();
+        FAIL() << "invalid launch not reported";
+    } catch (const ct::CudaError& error) {
+        EXPECT_EQ(error.code(), cudaErrorInvalidConfiguration);
+    }
+}
+
+namespace {
+
+struct ScaleFixture {
+    static constexpr int kN = 1 << 20;
+    std::vector<int> input = std::vector<int>(kN);
+    ct::DeviceBuffer<int> in{kN}, out{kN};
+    ScaleFixture() {
+        for (int i = 0; i < kN; ++i) {
+            input[i] = i % 1000 - 500;
+        }
+        in.copy_from_host(input);
+    }
+    ct::Verification verify() const {
+        const auto result = out.to_host();
+        for (int i = 0; i < kN; ++i) {
+            if (result[i] != input[i] * 3) {
+                return ct::Verification::fail("element " + std::to_string(i));
+            }
+        }
+        return ct::Verification::pass();
+    }
+};
+
+}  // namespace
+
+TEST(HarnessGpu, TimesACorrectKernelAndValidatesBeforeAndAfter) {
+    CT_REQUIRE_GPU();
+    ScaleFixture f;
+    int launches = 0;
+    ct::BenchmarkConfig config;
+    config.warmup = 2;
+    config.repetitions = 9;
+    config.flush_l2 = true;
+    const ct::Measurement m = ct::measure(
+        [&](cudaStream_t stream) {
+            ++launches;
+            scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN, 3);
+            CT_CHECK_LAUNCH();
+        },
+        [&] { return f.verify(); }, config);
+    EXPECT_TRUE(m.passed()) << m.failure_detail();
+    EXPECT_EQ(launches, 1 + 2 + 9);
+    EXPECT_EQ(m.stats.samples, 9);
+    EXPECT_GT(m.stats.median_ms, 0.0);
+    EXPECT_LE(m.stats.min_ms, m.stats.median_ms);
+    EXPECT_LE(m.stats.median_ms, m.stats.max_ms);
+    EXPECT_LT(m.stats.median_ms, 50.0);  // 8 MiB moved: far below 50 ms on any supported GPU
+}
+
+TEST(HarnessGpu, CatchesAKernelThatWritesAWrongResult) {
+    CT_REQUIRE_GPU();
+    ScaleFixture f;
+    const ct::Measurement m = ct::measure(
+        [&](cudaStream_t stream) {
+            off_by_one_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(),
+                                                                      f.kN, 3);
+            CT_CHECK_LAUNCH();
+        },
+        [&] { return f.verify(); }, ct::BenchmarkConfig{});
+    EXPECT_FALSE(m.passed());
+    EXPECT_NE(m.failure_detail().find(std::to_string(f.kN - 1)), std::string::npos);
+}
+
+TEST(HarnessGpu, CatchesAKernelThatBreaksOnlyUnderRepetition) {
+    CT_REQUIRE_GPU();
+    ScaleFixture f;
+    int launches = 0;
+    const ct::Measurement m = ct::measure(
+        [&](cudaStream_t stream) {
+            // Correct the first time, wrong from the second launch on.
+            auto* kernel = launches++ == 0 ? scale_kernel : off_by_one_kernel;
+            kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN, 3);
+            CT_CHECK_LAUNCH();
+        },
+        [&] { return f.verify(); }, ct::BenchmarkConfig{});
+    EXPECT_TRUE(m.before.passed);
+    EXPECT_FALSE(m.after.passed);
+    EXPECT_NE(m.failure_detail().find("after repeated runs"), std::string::npos);
+}

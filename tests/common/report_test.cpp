@@ -1,0 +1,159 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/report.hpp"
+#include "process.hpp"
+
+namespace ct = cudatutorial;
+
+namespace {
+
+ct::ResultRow timed_row(const std::string& id, double median_ms, double bytes, bool passed = true) {
+    ct::ResultRow row;
+    row.id = id;
+    row.name = "kernel_" + id;
+    row.timed = true;
+    row.stats = ct::summarize({median_ms * 0.9, median_ms, median_ms * 1.2});
+    row.bytes = bytes;
+    row.passed = passed;
+    return row;
+}
+
+ct::RunInfo sample_info() {
+    ct::RunInfo info;
+    info.program = "reduction";
+    info.title = "test table";
+    info.gpu_name = "Test GPU \"X\"";
+    info.compute_capability = "9.0";
+    info.sm_count = 132;
+    info.cuda_runtime = "13.0";
+    info.cuda_driver = "13.0";
+    info.peak_bandwidth_gbs = 1000.0;
+    info.timestamp = "2026-11-22T10:00:00+0000";
+    info.set("N", "1000");
+    info.set("block", "256");
+    return info;
+}
+
+ct::ResultTable sample_table() {
+    ct::ResultTable table(sample_info());
+    table.set_baseline("cub", "CUB");
+    table.add(timed_row("1", 4.0, 1e9));   // 250 GB/s
+    table.add(timed_row("2", 2.0, 1e9));   // 500 GB/s
+    ct::ResultRow failing = timed_row("3", 1.0, 1e9, false);
+    failing.detail = "element 7: got 3, expected 4";
+    table.add(failing);
+    ct::ResultRow cub = timed_row("cub", 1.25, 1e9);
+    cub.in_progression = false;
+    cub.with("note", "baseline, with, commas");
+    table.add(cub);
+    return table;
+}
+
+}  // namespace
+
+TEST(ResultTable, DerivedColumns) {
+    const ct::ResultTable table = sample_table();
+    EXPECT_NEAR(*table.bandwidth_gbs(0), 250.0, 1e-9);
+    EXPECT_NEAR(*table.percent_of_peak(1), 50.0, 1e-9);
+    EXPECT_FALSE(table.speedup_vs_previous(0).has_value());
+    EXPECT_NEAR(*table.speedup_vs_previous(1), 2.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_previous(2), 2.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_first(0), 1.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_first(2), 4.0, 1e-12);
+    // The baseline row is outside the progression: no "x prev" for it.
+    EXPECT_FALSE(table.speedup_vs_previous(3).has_value());
+    EXPECT_NEAR(*table.speedup_vs_baseline(0), 1.25 / 4.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_baseline(3), 1.0, 1e-12);
+    EXPECT_FALSE(table.all_passed());
+}
+
+TEST(ResultTable, UntimedRowsHaveNoDerivedNumbersAndAreSkippedByPrevious) {
+    ct::ResultTable table(sample_info());
+    table.add(timed_row("1", 4.0, 1e9));
+    ct::ResultRow untimed;
+    untimed.id = "2";
+    untimed.name = "too_large_block";
+    untimed.detail = "invalid configuration argument";
+    table.add(untimed);
+    table.add(timed_row("3", 2.0, 1e9));
+    EXPECT_FALSE(table.bandwidth_gbs(1).has_value());
+    EXPECT_FALSE(table.speedup_vs_previous(1).has_value());
+    EXPECT_NEAR(*table.speedup_vs_previous(2), 2.0, 1e-12);
+    std::ostringstream text;
+    table.print(text);
+    EXPECT_NE(text.str().find("invalid configuration argument"), std::string::npos);
+}
+
+TEST(ResultTable, ExpectedFailuresDoNotFailTheRun) {
+    ct::ResultTable table(sample_info());
+    table.add(timed_row("1", 1.0, 1e9));
+    ct::ResultRow race = timed_row("race", 1.0, 1e9, false);
+    race.expected_failure = true;
+    race.in_progression = false;
+    table.add(race);
+    EXPECT_TRUE(table.all_passed());
+    std::ostringstream text;
+    table.print(text);
+    EXPECT_NE(text.str().find("FAIL (expected)"), std::string::npos);
+}
+
+TEST(ResultTable, PrintShowsHeaderRowsDetailsAndVerdict) {
+    std::ostringstream text;
+    sample_table().print(text);
+    const std::string out = text.str();
+    for (const char* expected :
+         {"Test GPU", "compute capability 9.0", "CUDA runtime 13.0", "N 1000", "block 256",
+          "x CUB", "kernel_1", "PASS", "FAIL", "[3] element 7: got 3, expected 4", "4.000",
+          "250", "FAILED"}) {
+        EXPECT_NE(out.find(expected), std::string::npos) << "missing '" << expected << "' in\n"
+                                                          << out;
+    }
+}
+
+TEST(ResultTable, CsvHasOneHeaderAndOneLinePerRowWithQuotedCells) {
+    std::ostringstream csv;
+    sample_table().write_csv(csv);
+    std::istringstream lines(csv.str());
+    std::string header;
+    std::getline(lines, header);
+    EXPECT_EQ(header.rfind("program,gpu,compute_capability,", 0), 0u) << header;
+    EXPECT_NE(header.find(",N,block,id,name,median_ms,"), std::string::npos) << header;
+    EXPECT_NE(header.find(",note,passed,expected_failure,detail"), std::string::npos) << header;
+    int rows = 0;
+    std::string line;
+    while (std::getline(lines, line)) {
+        ++rows;
+        EXPECT_EQ(line.rfind("reduction,\"Test GPU \"\"X\"\"\",9.0,132,", 0), 0u) << line;
+    }
+    EXPECT_EQ(rows, 4);
+    EXPECT_NE(csv.str().find("\"baseline, with, commas\""), std::string::npos);
+}
+
+TEST(ResultTable, WriteFilesRejectsAnUnwritablePath) {
+    EXPECT_THROW(sample_table().write_files("/nonexistent-dir/x.csv", ""), ct::UsageError);
+    EXPECT_THROW(sample_table().write_files("", "/nonexistent-dir/x.json"), ct::UsageError);
+}
+
+TEST(Formatting, MillisecondsAndEscaping) {
+    EXPECT_EQ(ct::format_ms(0.05432), "0.0543");
+    EXPECT_EQ(ct::format_ms(2.5312), "2.531");
+    EXPECT_EQ(ct::format_ms(48.5), "48.50");
+    EXPECT_EQ(ct::format_ms(172.0), "172.0");
+    EXPECT_EQ(ct::json_string("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+    EXPECT_EQ(ct::csv_cell("plain"), "plain");
+    EXPECT_EQ(ct::csv_cell("a,b"), "\"a,b\"");
+}
+
+TEST(ResultTable, JsonParsesBackWithPythonsJsonModule) {
+    // A real JSON parser (Python's), not ours, reads the file back and checks the values.
+    const std::string path = ::testing::TempDir() + "report_test_table.json";
+    sample_table().write_files("", path);
+    const auto result = cudatutorial::testing::run_process(std::string(CT_PYTHON) + " " +
+                                                           CT_CHECK_JSON_SCRIPT + " " + path);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+}
