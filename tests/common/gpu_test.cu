@@ -93,16 +93,23 @@ TEST(DeviceBufferGpu, PinnedBufferIsUsableHostMemory) {
     EXPECT_EQ(back[999], 999);
 }
 
-TEST(CheckLaunchGpu, ReportsAnInvalidConfiguration) {
+TEST(CheckLaunchGpu, ReportsBadLaunchConfigurations) {
     CT_REQUIRE_GPU();
     ct::DeviceBuffer<int> in(32), out(32);
-    scale_kernel<<<1, 4096>>>(in.data(), out.data(), 32, 2);  // over every device's block limit
-    try {
-        CT_CHECK_LAUNCH();
-        FAIL() << "invalid launch not reported";
-    } catch (const ct::CudaError& error) {
-        EXPECT_EQ(error.code(), cudaErrorInvalidConfiguration);
-    }
+    const auto launch_error = [&](dim3 block) -> cudaError_t {
+        scale_kernel<<<1, block>>>(in.data(), out.data(), 32, 2);
+        try {
+            CT_CHECK_LAUNCH();
+        } catch (const ct::CudaError& error) {
+            return error.code();
+        }
+        return cudaSuccess;
+    };
+    // 64 x 32 = 2048 threads: each dimension is within its limit, the total is over 1024.
+    EXPECT_EQ(launch_error(dim3(64, 32)), cudaErrorInvalidConfiguration);
+    // x = 4096 is over the per-dimension limit (1024): CUDA 13 reports an invalid value.
+    EXPECT_EQ(launch_error(dim3(4096)), cudaErrorInvalidValue);
+    EXPECT_EQ(launch_error(dim3(32)), cudaSuccess);
 }
 
 namespace {
