@@ -1,0 +1,153 @@
+/// @file reduction.hpp
+/// @brief Chapter 3's host API: the CPU reference, the stage list, and Reducer, which runs any
+/// stage (or CUB) over device data with its workspace allocated once, outside the timed call.
+///
+/// Other chapters (Chapter 4, nested reduction) use this header and the `reduction_kernels`
+/// library instead of copying code:
+/// @code
+///   #include "reduction.hpp"
+///   int expected = reduction::reference_sum(host.data(), host.size());
+///   reduction::Reducer flat("9", n, 256);            // stage 9: shuffle, grid from occupancy
+///   reduction::Reducer cub(reduction::kCubStageId, n); // CUB DeviceReduce::Sum
+///   flat.run(d_in, d_sum, stream);                    // whole sum -> *d_sum, all on the GPU
+/// @endcode
+///
+/// Overflow semantics: the sum is the 32-bit two's-complement sum, i.e. the mathematical sum
+/// modulo 2^32 read back as int. The GPU's 32-bit integer add wraps (there is no trap), and
+/// addition modulo 2^32 is associative and commutative, so every stage, whatever order it adds
+/// in, produces exactly the same bits; reference_sum() reproduces them by accumulating in
+/// uint32_t (signed overflow would be undefined behaviour in C++).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace reduction {
+
+/// The CPU reference: the sum of `data[0..n)` modulo 2^32 (see the file comment). n = 0 gives 0.
+int reference_sum(const int* data, std::size_t n);
+
+/// reference_sum over a whole vector.
+inline int reference_sum(const std::vector<int>& data) {
+    return reference_sum(data.data(), data.size());
+}
+
+/// Id of the CUB `cub::DeviceReduce::Sum` baseline in Reducer and find_stage().
+inline constexpr const char* kCubStageId = "cub";
+
+/// One entry of the stage list: the executable, the tests and the README use the same list.
+struct StageInfo {
+    std::string id;              ///< "1" ... "9", "5v" (historical volatile form), "10"..., "cub"
+    std::string name;            ///< what the kernel does, e.g. "sequential_addressing"
+    std::string idea;            ///< one line: what changed from the previous stage
+    int min_block = 32;          ///< smallest supported block size (a power of two)
+    int max_block = 1024;        ///< largest supported block size (a power of two)
+    bool in_progression = true;  ///< false for the baseline and the historical stage-5 form
+    bool historical = false;     ///< true for the volatile stage 5: undefined behaviour since Volta
+    bool by_default = true;      ///< part of `--stage all`
+};
+
+/// Every stage, in table order (stages 1-9, the historical 5v after 5, beyond-the-book stages,
+/// then CUB).
+const std::vector<StageInfo>& stages();
+
+/// The stage with this id, or nullptr.
+const StageInfo* find_stage(const std::string& id);
+
+/// Throws std::invalid_argument with a readable message unless `id` names a stage and
+/// `block_size` is a power of two in [min_block, max_block] of that stage (CUB ignores the block
+/// size) and n >= 1.
+void validate_configuration(const std::string& id, std::size_t n, int block_size);
+
+/// One kernel launch of a stage's plan (CPU-side description, no device work).
+struct Pass {
+    std::size_t count = 0;         ///< elements this pass reads
+    unsigned int grid = 0;         ///< blocks launched
+    int block = 0;                 ///< threads per block
+    std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
+};
+
+/// Launch-configuration helpers (pure CPU arithmetic, tested without a GPU).
+namespace config {
+
+/// ceil(a / b) for b > 0.
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) {
+    return (a + b - 1) / b;
+}
+
+/// Blocks needed so that `block` threads each reading `elements_per_thread` elements cover n
+/// (at least 1).
+std::size_t blocks_to_cover(std::size_t n, int block, int elements_per_thread);
+
+/// Dynamic shared memory of the shared-memory tree stages: one int per thread.
+std::size_t tree_shared_bytes(int block);
+
+/// Shared memory of the shuffle stages: one int per warp.
+std::size_t warp_sums_shared_bytes(int block, int warp_size = 32);
+
+/// Grid for a grid-stride stage: min(blocks needed to give every thread work, SMs x resident
+/// blocks per SM). Never 0.
+std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread, int sm_count,
+                               int blocks_per_sm);
+
+/// For 16-byte loads from `address`: how many leading ints to handle one by one until the
+/// address is 16-byte aligned (0..3, capped by n), how many int4 vectors follow, and how many
+/// ints remain after the last whole vector (0..3).
+struct VectorSplit {
+    std::size_t head = 0;     ///< scalar elements before the first aligned int4
+    std::size_t vectors = 0;  ///< whole int4 vectors
+    std::size_t tail = 0;     ///< scalar elements after the last vector
+};
+VectorSplit split_for_vectors(std::uintptr_t address, std::size_t n);
+
+}  // namespace config
+
+/// Runs one stage (or CUB) over `n` ints already on the device. The constructor does all the
+/// setup: it validates (std::invalid_argument), reads the device's SM count and the kernel's
+/// occupancy, plans the passes and allocates every workspace buffer (partial sums, CUB's temp
+/// storage, the last-block counter). run() then only launches kernels, so it can be timed.
+/// Not copyable; one Reducer per (stage, n, block size). Uses the current device.
+class Reducer {
+  public:
+    /// `stage_id` from stages(); `block_size` is ignored by CUB.
+    Reducer(const std::string& stage_id, std::size_t n, int block_size = 256);
+    ~Reducer();
+    Reducer(const Reducer&) = delete;
+    Reducer& operator=(const Reducer&) = delete;
+    Reducer(Reducer&&) noexcept;
+    Reducer& operator=(Reducer&&) noexcept;
+
+    /// The whole sum of d_in[0..n) into *d_sum (device memory), every pass on the GPU, all
+    /// launches on `stream`, asynchronous. d_in needs only int alignment.
+    void run(const int* d_in, int* d_sum, cudaStream_t stream) const;
+
+    /// Only the first launch (the pass over the n inputs, into the partial-sum buffer): the
+    /// figure comparable to the seed article, which finished on the CPU. For single-pass stages
+    /// and CUB this is the same as run() and writes *d_sum too.
+    void run_first_pass(const int* d_in, int* d_sum, cudaStream_t stream) const;
+
+    const StageInfo& stage() const;
+    std::size_t n() const;
+    int block_size() const;
+    /// The launches run() makes, in order (for CUB: one entry with grid 0, the launches are
+    /// CUB's own).
+    const std::vector<Pass>& passes() const;
+    /// Bytes of device workspace this Reducer owns.
+    std::size_t workspace_bytes() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// Convenience: a Reducer for CUB's `DeviceReduce::Sum`.
+inline Reducer make_cub_reducer(std::size_t n) {
+    return Reducer(kCubStageId, n);
+}
+
+}  // namespace reduction
