@@ -8,9 +8,13 @@ ARGS        ?=
 CHAPTERS    := execution_model divergence reduction nested_reduction histogram streams
 GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
 CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
+# A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
+PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
+RESULTS     ?= docs/results
+CHAPTER     ?= reduction
 
 .PHONY: all build configure test test-cpu test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
-        sanitize clean deps format help
+        docs-tables plots compare bench sanitize profile clean deps format help
 
 all: build
 
@@ -44,6 +48,25 @@ $(addprefix run-,$(CHAPTERS)): run-%: build
 
 docs: configure
 	cmake --build $(BUILD_DIR) --target docs
+	@echo "open $(BUILD_DIR)/docs/html/index.html"
+
+docs-tables:
+	python3 scripts/results_tables.py
+
+plots:
+	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
+	for dir in $(RESULTS)/*/; do $(PLOT_PYTHON) scripts/plot_results.py plot $$dir; done
+
+compare:
+	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="docs/results/a docs/results/b" [OUT=dir]'; exit 2; }
+	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(RESULTS)/compare)
+
+bench: build
+	scripts/bench.sh $(BUILD_DIR) $(RESULTS)
+	python3 scripts/results_tables.py
+
+profile: build
+	scripts/profile.sh $(CHAPTER) $(BUILD_DIR) $(ARGS)
 
 sanitize: build
 	scripts/sanitize.sh $(BUILD_DIR)
@@ -67,7 +90,12 @@ help:
 	@echo "make run           build, then run every chapter once with its default options"
 	@echo "make run-<chapter> ARGS=\"...\"   run one chapter: $(CHAPTERS)"
 	@echo "make docs          the Doxygen site in $(BUILD_DIR)/docs/html"
+	@echo "make bench         every chapter with the class options -> $(RESULTS)/<gpu>/ (JSON, CSV, output, plots, summary)"
+	@echo "make docs-tables   regenerate the README tables from the committed results"
+	@echo "make plots         bar charts (PNG, SVG) for every results folder"
+	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs, side by side"
 	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
+	@echo "make profile CHAPTER=reduction   Nsight Compute metrics (the textbook's nvprof ones) as a table"
 	@echo "make format        clang-format every source file"
 	@echo "make deps          install the system packages (Debian/Ubuntu, as root)"
 	@echo "make clean         remove $(BUILD_DIR)"

@@ -41,9 +41,11 @@ double percent_of(double value, double reference);
 
 /// The outcome of checking a result against its reference.
 struct Verification {
-    bool passed = false;
-    std::string detail;  ///< why it failed (first mismatch, counts lost...), or empty
+    bool passed = false;  ///< the result matched the reference
+    std::string detail;   ///< why it failed (first mismatch, counts lost...), or empty
+    /// A passing verification.
     static Verification pass() { return {true, {}}; }
+    /// A failing verification, with the reason shown under the table.
     static Verification fail(std::string why) { return {false, std::move(why)}; }
 };
 
@@ -57,15 +59,18 @@ struct BenchmarkConfig {
 
 /// What measure() found.
 struct Measurement {
-    Stats stats;
+    Stats stats;          ///< timing of the repetitions
     Verification before;  ///< validation of the first run
     Verification after;   ///< validation after the timed runs
+    /// Both validations passed.
     bool passed() const { return before.passed && after.passed; }
     /// The first failure's detail, or empty.
     std::string failure_detail() const;
 };
 
+/// Launches the work to time on the given stream (must recompute the whole result each time).
 using LaunchFunction = std::function<void(cudaStream_t)>;
+/// Checks the result against the CPU reference (called with the device idle).
 using VerifyFunction = std::function<Verification()>;
 
 /// Times `launch` as described in the file comment. `verify` is called with the device idle.
@@ -79,9 +84,10 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
 class L2Flusher {
 public:
     L2Flusher();  ///< sized from the current device's L2
-    ~L2Flusher();
+    ~L2Flusher();  ///< frees the buffer
     L2Flusher(const L2Flusher&) = delete;
     L2Flusher& operator=(const L2Flusher&) = delete;
+    /// Enqueues the overwrite on `stream` (outside any timed region).
     void flush(cudaStream_t stream);
 
 private:

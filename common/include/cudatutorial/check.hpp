@@ -34,6 +34,7 @@ public:
 /// A CUDA runtime call or kernel launch failed. Maps to ExitCode::kCudaError.
 class CudaError : public std::runtime_error {
 public:
+    /// `message` is the full text shown to the user.
     CudaError(cudaError_t code, const std::string& message)
         : std::runtime_error(message), code_(code) {}
     /// The CUDA error code that caused the failure.
@@ -46,7 +47,8 @@ private:
 /// No usable CUDA device (no GPU, no driver, or a driver too old for this runtime).
 class NoDeviceError : public CudaError {
 public:
-    using CudaError::CudaError;
+    /// Same arguments as CudaError.
+    NoDeviceError(cudaError_t code, const std::string& message) : CudaError(code, message) {}
 };
 
 /// Throws CudaError describing `code`, the failing expression and where it was written.

@@ -14,9 +14,11 @@ namespace cudatutorial {
 /// synchronizes with the legacy default stream) or cudaStreamNonBlocking (it does not).
 class CudaStream {
 public:
+    /// Creates the stream (cudaStreamCreateWithFlags).
     explicit CudaStream(unsigned int flags = cudaStreamDefault) {
         CT_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
     }
+    /// Destroys the stream.
     ~CudaStream() {
         if (stream_) {
             cudaStreamDestroy(stream_);
@@ -24,14 +26,19 @@ public:
     }
     CudaStream(const CudaStream&) = delete;
     CudaStream& operator=(const CudaStream&) = delete;
+    /// Takes over `other`'s stream.
     CudaStream(CudaStream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    /// Swaps streams with `other`.
     CudaStream& operator=(CudaStream&& other) noexcept {
         std::swap(stream_, other.stream_);
         return *this;
     }
 
+    /// The raw handle.
     cudaStream_t get() const { return stream_; }
+    /// Usable wherever a cudaStream_t is expected.
     operator cudaStream_t() const { return stream_; }
+    /// Waits for all work in the stream.
     void synchronize() const { CT_CHECK(cudaStreamSynchronize(stream_)); }
 
 private:
@@ -41,9 +48,11 @@ private:
 /// A CUDA event for timing (or, with cudaEventDisableTiming, for ordering only).
 class CudaEvent {
 public:
+    /// Creates the event (cudaEventCreateWithFlags).
     explicit CudaEvent(unsigned int flags = cudaEventDefault) {
         CT_CHECK(cudaEventCreateWithFlags(&event_, flags));
     }
+    /// Destroys the event.
     ~CudaEvent() {
         if (event_) {
             cudaEventDestroy(event_);
@@ -51,15 +60,21 @@ public:
     }
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
+    /// Takes over `other`'s event.
     CudaEvent(CudaEvent&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+    /// Swaps events with `other`.
     CudaEvent& operator=(CudaEvent&& other) noexcept {
         std::swap(event_, other.event_);
         return *this;
     }
 
+    /// The raw handle.
     cudaEvent_t get() const { return event_; }
+    /// Usable wherever a cudaEvent_t is expected.
     operator cudaEvent_t() const { return event_; }
+    /// Records the event in `stream` (the legacy default stream if null).
     void record(cudaStream_t stream = nullptr) { CT_CHECK(cudaEventRecord(event_, stream)); }
+    /// Waits until the event has completed.
     void synchronize() const { CT_CHECK(cudaEventSynchronize(event_)); }
     /// Milliseconds from `start` to this event (both recorded and completed).
     float elapsed_ms_since(const CudaEvent& start) const {

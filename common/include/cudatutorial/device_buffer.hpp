@@ -29,6 +29,7 @@ void free_pinned_bytes(void* pointer) noexcept;
 template <typename T>
 class DeviceBuffer {
 public:
+    /// An empty buffer.
     DeviceBuffer() = default;
     /// Allocates `count` elements (uninitialized). A zero count allocates nothing.
     explicit DeviceBuffer(std::size_t count)
@@ -39,12 +40,15 @@ public:
     explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
         copy_from_host(host);
     }
+    /// Frees the memory.
     ~DeviceBuffer() { detail::free_device_bytes(data_); }
 
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    /// Takes over `other`'s memory.
     DeviceBuffer(DeviceBuffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    /// Frees this buffer's memory and takes over `other`'s.
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
         if (this != &other) {
             detail::free_device_bytes(data_);
@@ -54,10 +58,15 @@ public:
         return *this;
     }
 
+    /// Device pointer to the first element (null when empty).
     T* data() { return data_; }
+    /// Device pointer to the first element (null when empty).
     const T* data() const { return data_; }
+    /// Number of elements.
     std::size_t size() const { return size_; }
+    /// Size in bytes.
     std::size_t bytes() const { return size_ * sizeof(T); }
+    /// True when the buffer holds no element.
     bool empty() const { return size_ == 0; }
 
     /// Copies `count` elements from host memory into the start of the buffer.
@@ -67,6 +76,7 @@ public:
             CT_CHECK(cudaMemcpy(data_, source, count * sizeof(T), cudaMemcpyHostToDevice));
         }
     }
+    /// Copies a whole host vector into the start of the buffer.
     void copy_from_host(const std::vector<T>& source) {
         copy_from_host(source.data(), source.size());
     }
@@ -114,16 +124,21 @@ private:
 template <typename T>
 class PinnedBuffer {
 public:
+    /// An empty buffer.
     PinnedBuffer() = default;
+    /// Allocates `count` elements of page-locked host memory (uninitialized).
     explicit PinnedBuffer(std::size_t count)
         : data_(count ? static_cast<T*>(detail::allocate_pinned_bytes(count * sizeof(T)))
                       : nullptr),
           size_(count) {}
+    /// Frees the memory.
     ~PinnedBuffer() { detail::free_pinned_bytes(data_); }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    /// Takes over `other`'s memory.
     PinnedBuffer(PinnedBuffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    /// Frees this buffer's memory and takes over `other`'s.
     PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
         if (this != &other) {
             detail::free_pinned_bytes(data_);
@@ -133,13 +148,21 @@ public:
         return *this;
     }
 
+    /// Host pointer to the first element.
     T* data() { return data_; }
+    /// Host pointer to the first element.
     const T* data() const { return data_; }
+    /// Number of elements.
     std::size_t size() const { return size_; }
+    /// Size in bytes.
     std::size_t bytes() const { return size_ * sizeof(T); }
+    /// Element `i` (no bounds check).
     T& operator[](std::size_t i) { return data_[i]; }
+    /// Element `i` (no bounds check).
     const T& operator[](std::size_t i) const { return data_[i]; }
+    /// For range-for.
     T* begin() { return data_; }
+    /// For range-for.
     T* end() { return data_ + size_; }
 
 private:

@@ -6,7 +6,7 @@
 ///  - GB/s = bytes / median time; % peak = GB/s over the device's theoretical DRAM bandwidth;
 ///  - x prev = previous row's median / this row's (rows in the progression only);
 ///  - x first = first row's median / this row's;
-///  - x <baseline> = the baseline row's median / this row's (> 1: faster than the baseline).
+///  - x baseline = the baseline row's median / this row's (> 1: faster than the baseline).
 #pragma once
 
 #include <iosfwd>
@@ -66,6 +66,7 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
 /// A result table with the derived columns described in the file comment.
 class ResultTable {
 public:
+    /// An empty table for the run described by `info`.
     explicit ResultTable(RunInfo info);
 
     /// Names the row that the "x <label>" column compares against (e.g. "cub", label "CUB").
@@ -73,13 +74,20 @@ public:
     /// Appends a row.
     void add(ResultRow row);
 
+    /// Where and when the table was measured.
     const RunInfo& info() const { return info_; }
+    /// The rows, in the order added.
     const std::vector<ResultRow>& rows() const { return rows_; }
 
+    /// GB/s of `row` (bytes / median); empty when untimed or bytes is 0.
     std::optional<double> bandwidth_gbs(std::size_t row) const;
+    /// GB/s as % of the theoretical peak; empty when unknown.
     std::optional<double> percent_of_peak(std::size_t row) const;
+    /// Previous progression row's median / this row's; empty for the first or a baseline.
     std::optional<double> speedup_vs_previous(std::size_t row) const;
+    /// First progression row's median / this row's.
     std::optional<double> speedup_vs_first(std::size_t row) const;
+    /// Baseline row's median / this row's (> 1: faster than the baseline).
     std::optional<double> speedup_vs_baseline(std::size_t row) const;
     /// Every row passed, except those marked expected_failure.
     bool all_passed() const;
@@ -105,8 +113,9 @@ private:
     std::string baseline_label_;
 };
 
-/// Number formatting used in tables: adaptive precision for ms, fixed for GB/s and ratios.
+/// Milliseconds with 4 significant digits: "0.0543", "2.531", "48.50", "172.0".
 std::string format_ms(double ms);
+/// `value` with `decimals` digits after the point.
 std::string format_fixed(double value, int decimals);
 
 /// Prints rows of cells as an aligned text table with a rule under the header. Columns whose

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# make bench: runs every chapter with the class options in scripts/bench_cases.txt and writes
+# JSON, CSV and the printed output of each run into docs/results/<gpu-slug>/, plus summary.md and
+# summary.json (GPU, driver, CUDA, date, git commit, each run's exit code), then the plots.
+#   scripts/bench.sh [build-dir] [results-root]        DEVICE=<n> to pick a GPU
+set -uo pipefail
+build=${1:-build}
+root=${2:-docs/results}
+device=${DEVICE:-0}
+here=$(cd "$(dirname "$0")" && pwd)
+cases="$here/bench_cases.txt"
+
+# Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo "+uncommitted changes" || echo "")
+date=$(date -Iseconds)
+
+summary_rows=""
+failures=0
+while read -r name exe args; do
+  case "$name" in ""|\#*) continue ;; esac
+  if [ ! -x "$build/bin/$exe" ]; then
+    echo "  $name: $exe not built, skipped"; summary_rows+="| $name | \`$exe $args\` | not built |"$'\n'
+    continue
+  fi
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  "$build/bin/$exe" --device "$device" $args --json "$scratch/$name.json" \
+    --csv "$scratch/$name.csv" >"$scratch/$name.txt" 2>&1
+  status=$?
+  seconds=$(python3 -c "import time,sys; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$start")
+  echo "  $name: exit $status (${seconds} s)"
+  [ $status -eq 0 ] || failures=$((failures + 1))
+  summary_rows+="| $name | \`$exe $args\` | $status | $seconds |"$'\n'
+done <"$cases"
+
+read -r gpu slug driver runtime < <(python3 - "$scratch" <<'PY'
+import json, pathlib, re, sys
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    try:
+        run = json.loads(path.read_text())["run"]
+        gpu = run["gpu"]
+    except (ValueError, KeyError, TypeError):
+        continue
+    slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
+    print(gpu.replace(" ", "_"), slug, run.get("cuda_driver", "?"), run.get("cuda_runtime", "?"))
+    break
+PY
+)
+if [ -z "${slug:-}" ]; then
+  echo "bench: no run produced results (is there a CUDA device?)"; exit 3
+fi
+out="$root/$slug"
+mkdir -p "$out"
+cp "$scratch"/* "$out"/
+echo "bench: ${gpu//_/ } -> $out (commit $commit$dirty)"
+
+cat >"$out/summary.md" <<MD
+# Bench run on ${gpu//_/ }
+
+| item | value |
+| --- | --- |
+| GPU | ${gpu//_/ } |
+| CUDA runtime | $runtime |
+| CUDA driver | $driver |
+| date | $date |
+| git commit | $commit$dirty |
+
+| result | command | exit code | seconds |
+| --- | --- | --- | --- |
+$summary_rows
+MD
+python3 - "$out/summary.json" <<PY
+import json, sys
+json.dump({"gpu": "${gpu//_/ }", "cuda_runtime": "$runtime", "cuda_driver": "$driver",
+           "date": "$date", "git_commit": "$commit$dirty", "failed_runs": $failures},
+          open(sys.argv[1], "w"), indent=2)
+PY
+if python3 -c "import matplotlib" 2>/dev/null; then
+  python3 "$here/plot_results.py" plot "$out" >/dev/null && echo "bench: plots written"
+elif [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  /usr/bin/python3 "$here/plot_results.py" plot "$out" >/dev/null && echo "bench: plots written"
+else
+  echo "bench: matplotlib not found, no plots (make deps)"
+fi
+echo "bench: $failures run(s) failed; results in $out"
+exit $((failures > 0))

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Bar charts of the chapters' result tables, and a side-by-side comparison of several GPUs.
+
+    scripts/plot_results.py plot docs/results/<gpu>            one PNG + SVG per results JSON
+    scripts/plot_results.py compare docs/results/<gpu-a> docs/results/<gpu-b> [...] --out DIR
+        for every results file the folders share: a Markdown table (ms and % of each GPU's own
+        peak, side by side) and a grouped bar chart, written to DIR
+
+Reads the JSON that every chapter writes with --json (ResultTable::write_json). Needs matplotlib
+(Debian: python3-matplotlib).
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+
+def load_results(folder):
+    """{stem: document} for every ResultTable JSON in `folder`."""
+    results = {}
+    for path in sorted(pathlib.Path(folder).glob("*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            print(f"skipping {path}: {error}", file=sys.stderr)
+            continue
+        if isinstance(doc, dict) and "rows" in doc and "run" in doc:
+            results[path.stem] = doc
+    return results
+
+
+def timed_rows(doc):
+    return [row for row in doc["rows"] if row.get("median_ms") is not None]
+
+
+def baseline_row(doc):
+    return next((row for row in doc["rows"] if row["id"] == doc.get("baseline")), None)
+
+
+def plot_one(stem, doc, out_dir, plt):
+    rows = timed_rows(doc)
+    if not rows:
+        return []
+    labels = [f"{row['id']} {row['name']}" for row in rows]
+    colors = ["#4c72b0" if row["passed"] else "#c44e52" for row in rows]
+    base = baseline_row(doc)
+    has_peak = any(row.get("percent_of_peak") is not None for row in rows)
+    panels = 2 if has_peak else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 0.38 * len(rows) + 1.8),
+                             squeeze=False)
+    positions = range(len(rows))
+    ax = axes[0][0]
+    ax.barh(positions, [row["median_ms"] for row in rows], color=colors)
+    ax.set_yticks(list(positions), labels)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.set_xlabel("median time, ms (log scale; lower is better)")
+    if base and base.get("median_ms"):
+        label = "CUB" if base["id"] == "cub" else base["name"]
+        ax.axvline(base["median_ms"], color="#dd8452", linestyle="--", label=label)
+        ax.legend(loc="lower right", fontsize="small")
+    if has_peak:
+        ax = axes[0][1]
+        ax.barh(positions, [row.get("percent_of_peak") or 0 for row in rows], color=colors)
+        ax.set_yticks(list(positions), [""] * len(rows))
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("% of theoretical DRAM bandwidth (higher is better)")
+        if base and base.get("percent_of_peak"):
+            ax.axvline(base["percent_of_peak"], color="#dd8452", linestyle="--")
+    run = doc["run"]
+    params = ", ".join(f"{k} {v}" for k, v in run.get("parameters", {}).items())
+    fig.suptitle(f"{doc['program']}: {run['gpu']}, CUDA {run['cuda_runtime']}\n{params}",
+                 fontsize="medium")
+    fig.tight_layout()
+    written = []
+    for suffix in ("png", "svg"):
+        path = out_dir / f"{stem}.{suffix}"
+        fig.savefig(path, dpi=110)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def comparison_table(stem, docs):
+    """Markdown: one row per kernel id, ms and % of peak per GPU."""
+    gpus = [doc["run"]["gpu"] for doc in docs]
+    ids = []
+    names = {}
+    for doc in docs:
+        for row in doc["rows"]:
+            if row["id"] not in ids:
+                ids.append(row["id"])
+                names[row["id"]] = row["name"]
+    header = ["id", "kernel"]
+    for gpu in gpus:
+        header += [f"{gpu} ms", f"{gpu} % peak"]
+    lines = [f"### {stem}", "", "| " + " | ".join(header) + " |",
+             "|" + "|".join(["--"] * len(header)) + "|"]
+    for row_id in ids:
+        cells = [row_id, names[row_id]]
+        for doc in docs:
+            row = next((r for r in doc["rows"] if r["id"] == row_id), None)
+            ms = row.get("median_ms") if row else None
+            pct = row.get("percent_of_peak") if row else None
+            cells += [f"{ms:.4g}" if ms is not None else "–", f"{pct:.1f}" if pct is not None else "–"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_comparison(stem, docs, out_dir, plt):
+    ids = [row["id"] for row in timed_rows(docs[0])]
+    width = 0.8 / len(docs)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * len(ids) * len(docs) / 1.5 + 2))
+    for k, doc in enumerate(docs):
+        by_id = {row["id"]: row for row in doc["rows"]}
+        ys = [i + k * width for i in range(len(ids))]
+        ms = [(by_id.get(i) or {}).get("median_ms") or 0 for i in ids]
+        pct = [(by_id.get(i) or {}).get("percent_of_peak") or 0 for i in ids]
+        axes[0].barh(ys, ms, height=width, label=doc["run"]["gpu"])
+        axes[1].barh(ys, pct, height=width, label=doc["run"]["gpu"])
+    for ax in axes:
+        ax.set_yticks([i + 0.4 - width / 2 for i in range(len(ids))], ids)
+        ax.invert_yaxis()
+    axes[0].set_xscale("log")
+    axes[0].set_xlabel("median ms (log scale)")
+    axes[1].set_xlabel("% of each GPU's own theoretical bandwidth")
+    axes[1].set_xlim(0, 100)
+    axes[1].legend(fontsize="small")
+    fig.suptitle(f"{stem}: the same stages on {len(docs)} GPUs")
+    fig.tight_layout()
+    written = []
+    for suffix in ("png", "svg"):
+        path = out_dir / f"compare_{stem}.{suffix}"
+        fig.savefig(path, dpi=110)
+        written.append(path)
+    plt.close(fig)
+    return written
+
+
+def import_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        sys.exit("matplotlib is missing: install python3-matplotlib (make deps)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    plot = sub.add_parser("plot", help="bar charts for one results folder")
+    plot.add_argument("folder")
+    compare = sub.add_parser("compare", help="compare several results folders")
+    compare.add_argument("folders", nargs="+")
+    compare.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    if args.command == "plot":
+        results = load_results(args.folder)
+        if not results:
+            sys.exit(f"no result JSON files in {args.folder}")
+        plt = import_pyplot()
+        for stem, doc in results.items():
+            for path in plot_one(stem, doc, pathlib.Path(args.folder), plt):
+                print(path)
+        return 0
+
+    if len(args.folders) < 2:
+        sys.exit("compare needs at least two results folders")
+    loaded = [load_results(folder) for folder in args.folders]
+    shared = [stem for stem in loaded[0] if all(stem in other for other in loaded[1:])]
+    if not shared:
+        sys.exit("the folders share no result files")
+    out_dir = pathlib.Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plt = import_pyplot()
+    markdown = ["# Comparison", "",
+                "Median milliseconds and % of each GPU's own theoretical DRAM bandwidth.", ""]
+    for stem in shared:
+        docs = [results[stem] for results in loaded]
+        markdown.append(comparison_table(stem, docs))
+        for path in plot_comparison(stem, docs, out_dir, plt):
+            print(path)
+    (out_dir / "comparison.md").write_text("\n".join(markdown), encoding="utf-8")
+    print(out_dir / "comparison.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make profile CHAPTER=<name>: runs Nsight Compute (ncu) on one chapter with the metrics that
+# replace the textbook's nvprof ones, and prints them as a table (one row per kernel).
+#   scripts/profile.sh <chapter> [build-dir] [extra chapter arguments...]
+# Clocks are left as they are (--clock-control none) so the times agree with the chapter's own.
+set -uo pipefail
+chapter=${1:?usage: scripts/profile.sh <chapter> [build-dir] [args...]}
+build=${2:-build}
+shift $(( $# >= 2 ? 2 : 1 ))
+here=$(cd "$(dirname "$0")" && pwd)
+
+# Small problems and one repetition: ncu replays every kernel once per metric group.
+case "$chapter" in
+  execution_model)  args="--nx 2^12 --ny 2^12 --reps 1 --warmup 0" ;;
+  divergence)       args="--reps 1 --warmup 0" ;;
+  reduction)        args="--n 2^22 --reps 1 --warmup 0" ;;
+  nested_reduction) args="--n 2^20 --reps 1 --warmup 0" ;;
+  histogram)        args="--n 2^22 --reps 1 --warmup 0" ;;
+  streams)          args="" ;;
+  *) echo "unknown chapter '$chapter' (execution_model divergence reduction nested_reduction histogram streams)"; exit 2 ;;
+esac
+metrics=(
+  smsp__sass_average_branch_targets_threads_uniform.pct          # branch_efficiency
+  smsp__thread_inst_executed_per_inst_executed.ratio             # warp_execution_efficiency (/32)
+  sm__warps_active.avg.pct_of_peak_sustained_active              # achieved_occupancy
+  l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second        # gld_throughput
+  smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct  # gld_efficiency
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum       # shared load bank conflicts
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum       # shared store bank conflicts
+  dram__throughput.avg.pct_of_peak_sustained_elapsed             # dram_utilization
+  gpu__time_duration.sum                                         # kernel time
+)
+list=$(printf '%s,' "${metrics[@]}"); list=${list%,}
+ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+[ -x "$ncu_bin" ] || { echo "ncu (Nsight Compute) not found"; exit 3; }
+echo "ncu --metrics $list --clock-control none --csv $build/bin/$chapter $args $*"
+# shellcheck disable=SC2086
+"$ncu_bin" --metrics "$list" --clock-control none --csv "$build/bin/$chapter" $args "$@" \
+  >"${PROFILE_CSV:-/tmp/profile_$chapter.csv}" 2>/tmp/profile_$chapter.log
+status=$?
+python3 "$here/ncu_table.py" "${PROFILE_CSV:-/tmp/profile_$chapter.csv}"
+[ $status -eq 0 ] || { echo "ncu exited with $status; see /tmp/profile_$chapter.log"; tail -5 /tmp/profile_$chapter.log; }
+exit $status
