@@ -37,6 +37,23 @@ inline int reference_sum(const std::vector<int>& data) {
     return reference_sum(data.data(), data.size());
 }
 
+/// Input patterns used by the executable (--data) and the tests.
+enum class Pattern {
+    kRandom,       ///< uniform over the whole int range: the sum wraps around many times
+    kOnes,         ///< all 1: the sum is n (mod 2^32), easy to check by eye
+    kAlternating,  ///< +k, -k, +k, ... with k in [1, 1000]: partial sums cancel
+    kExtremes,     ///< values within 8 of INT_MAX or INT_MIN: every add overflows
+};
+
+/// "random", "ones", "alternating", "extremes".
+const char* pattern_name(Pattern pattern);
+
+/// The pattern named `name`; throws std::invalid_argument for an unknown name.
+Pattern parse_pattern(const std::string& name);
+
+/// n values of `pattern`, deterministic for a given seed (counter-based, multithreaded).
+std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed);
+
 /// Id of the CUB `cub::DeviceReduce::Sum` baseline in Reducer and find_stage().
 inline constexpr const char* kCubStageId = "cub";
 
@@ -69,7 +86,7 @@ struct Pass {
     std::size_t count = 0;         ///< elements this pass reads
     unsigned int grid = 0;         ///< blocks launched
     int block = 0;                 ///< threads per block
-    std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
+    std::size_t shared_bytes = 0;  ///< shared memory per block (static or dynamic)
 };
 
 /// Launch-configuration helpers (pure CPU arithmetic, tested without a GPU).
@@ -94,6 +111,18 @@ std::size_t warp_sums_shared_bytes(int block, int warp_size = 32);
 /// blocks per SM). Never 0.
 std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread, int sm_count,
                                int blocks_per_sm);
+
+/// The launches Reducer makes for stage `stage_id` over n elements with `block` threads, on a
+/// GPU with `sm_count` SMs where the stage's kernel keeps `blocks_per_sm` blocks resident (used
+/// by the grid-stride stages only). Pure arithmetic: no device is touched. Throws like
+/// validate_configuration(), and when a grid would exceed 2^31 - 1 blocks.
+///  - stages 1-6: one block per block-sized (stages 4-6: 2x block-sized) chunk; repeated on the
+///    partial sums until one value is left (2^25 ints, block 256, stage 1: 131072 -> 512 -> 2 ->
+///    1);
+///  - stages 7-10: grid = grid_stride_blocks(); a second pass of one block sums the partials;
+///  - stages 11-12: one pass; CUB: one entry with grid 0 (its launches are its own).
+std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int block, int sm_count,
+                              int blocks_per_sm);
 
 /// For 16-byte loads from `address`: how many leading ints to handle one by one until the
 /// address is 16-byte aligned (0..3, capped by n), how many int4 vectors follow, and how many

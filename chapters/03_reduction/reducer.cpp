@@ -1,0 +1,455 @@
+// The stage list, launch planning and the Reducer (host code; the kernels are in stages/).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/data.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "reduction.hpp"
+#include "stages/stage_launchers.hpp"
+#include "vector_split.hpp"
+
+namespace reduction {
+namespace {
+
+using detail::KernelArgs;
+
+/// How a stage turns its first pass into one number.
+enum class Combine {
+    kRepeatPasses,  ///< run the same kernel on the partial sums until one is left
+    kOneBlockPass,  ///< grid-stride kernel: a second launch of one block sums the partials
+    kLastBlock,     ///< single pass, the last block to finish sums the partials
+    kAtomic,        ///< single pass, blocks atomicAdd into the (cleared) output
+    kCub,           ///< CUB decides
+};
+
+/// What shared memory a stage uses per block.
+enum class Shared { kTree, kWarpSums, kNone };
+
+struct StageImpl {
+    StageInfo info;
+    void (*launch)(const KernelArgs&) = nullptr;
+    int (*blocks_per_sm)(int block) = nullptr;  ///< grid-stride stages
+    int elements_per_thread = 1;                ///< per thread per block-sized step of the grid
+    Combine combine = Combine::kRepeatPasses;
+    Shared shared = Shared::kTree;
+};
+
+StageInfo info(std::string id, std::string name, std::string idea, int min_block) {
+    StageInfo s;
+    s.id = std::move(id);
+    s.name = std::move(name);
+    s.idea = std::move(idea);
+    s.min_block = min_block;
+    s.max_block = detail::kMaxBlock;
+    return s;
+}
+
+const std::vector<StageImpl>& stage_impls() {
+    static const std::vector<StageImpl> impls = [] {
+        using namespace detail;
+        std::vector<StageImpl> v;
+        v.push_back({info("1", "interleaved_divergent",
+                          "tid % (2s) == 0 adds: divergent warps, modulo", kMinBlock),
+                     launch_interleaved_divergent, nullptr, 1, Combine::kRepeatPasses,
+                     Shared::kTree});
+        v.push_back({info("2", "interleaved_strided_index",
+                          "index = 2*s*tid: no divergence, bank conflicts", kMinBlock),
+                     launch_interleaved_strided_index, nullptr, 1, Combine::kRepeatPasses,
+                     Shared::kTree});
+        v.push_back({info("3", "sequential_addressing",
+                          "tid < s adds tid + s: conflict-free shared memory", kMinBlock),
+                     launch_sequential_addressing, nullptr, 1, Combine::kRepeatPasses,
+                     Shared::kTree});
+        v.push_back({info("4", "first_add_during_load",
+                          "two loads added per thread: half the blocks", kMinBlock),
+                     launch_first_add_during_load, nullptr, 2, Combine::kRepeatPasses,
+                     Shared::kTree});
+        v.push_back({info("5", "unrolled_last_warp",
+                          "last warp without __syncthreads, ordered by __syncwarp()",
+                          kCompleteUnrollMinBlock),
+                     launch_unrolled_last_warp, nullptr, 2, Combine::kRepeatPasses, Shared::kTree});
+        StageImpl historical{
+            info("5v", "volatile_last_warp_HISTORICAL",
+                 "the textbook's volatile warp-synchronous last warp: a data race since Volta",
+                 kCompleteUnrollMinBlock),
+            launch_volatile_last_warp,
+            nullptr,
+            2,
+            Combine::kRepeatPasses,
+            Shared::kTree};
+        historical.info.in_progression = false;
+        historical.info.historical = true;
+        historical.info.by_default = false;
+        v.push_back(historical);
+        v.push_back({info("6", "complete_unroll",
+                          "block size as a template parameter: the tree fully unrolled",
+                          kCompleteUnrollMinBlock),
+                     launch_complete_unroll, nullptr, 2, Combine::kRepeatPasses, Shared::kTree});
+        v.push_back(
+            {info("7", "grid_stride_occupancy",
+                  "grid-stride loop, grid = SMs x resident blocks per SM", kCompleteUnrollMinBlock),
+             launch_grid_stride, grid_stride_blocks_per_sm, 2, Combine::kOneBlockPass,
+             Shared::kTree});
+        v.push_back(
+            {info("8", "cooperative_groups_tile",
+                  "last warp as a thread_block_tile<32>, tile.sync()", kCompleteUnrollMinBlock),
+             launch_cooperative_groups_tile, cooperative_groups_tile_blocks_per_sm, 2,
+             Combine::kOneBlockPass, Shared::kTree});
+        v.push_back({info("9", "warp_shuffle", "last warp in registers: tile.shfl_down", kMinBlock),
+                     launch_warp_shuffle, warp_shuffle_blocks_per_sm, 2, Combine::kOneBlockPass,
+                     Shared::kTree});
+        const int vector_elements = vectorized_elements_per_iteration();
+        v.push_back({info("10", "vectorized_loads",
+                          "int4 loads, 4 in flight per thread, warp reductions", kMinBlock),
+                     launch_vectorized_loads, vectorized_loads_blocks_per_sm, vector_elements,
+                     Combine::kOneBlockPass, Shared::kWarpSums});
+        v.push_back({info("11", "single_pass_last_block",
+                          "stage 10 in one launch: the last block sums the partials", kMinBlock),
+                     launch_single_pass_last_block, single_pass_last_block_blocks_per_sm,
+                     vector_elements, Combine::kLastBlock, Shared::kWarpSums});
+        v.push_back({info("12", "single_pass_atomic",
+                          "stage 10 in one kernel: memset + one atomicAdd per block", kMinBlock),
+                     launch_single_pass_atomic, single_pass_atomic_blocks_per_sm, vector_elements,
+                     Combine::kAtomic, Shared::kWarpSums});
+        StageImpl cub{info(kCubStageId, "cub_device_reduce_sum",
+                           "cub::DeviceReduce::Sum (the baseline)", kMinBlock),
+                      nullptr,
+                      nullptr,
+                      1,
+                      Combine::kCub,
+                      Shared::kNone};
+        cub.info.in_progression = false;
+        v.push_back(cub);
+        return v;
+    }();
+    return impls;
+}
+
+const StageImpl& impl_for(const std::string& id) {
+    for (const StageImpl& impl : stage_impls()) {
+        if (impl.info.id == id) {
+            return impl;
+        }
+    }
+    std::string known;
+    for (const StageImpl& impl : stage_impls()) {
+        known += (known.empty() ? "" : ", ") + impl.info.id;
+    }
+    throw std::invalid_argument("unknown stage '" + id + "' (known: " + known + ")");
+}
+
+std::size_t shared_bytes_of(Shared shared, int block) {
+    switch (shared) {
+        case Shared::kTree:
+            return config::tree_shared_bytes(block);
+        case Shared::kWarpSums:
+            return block > 32 ? config::warp_sums_shared_bytes(block) : 0;
+        case Shared::kNone:
+            return 0;
+    }
+    return 0;
+}
+
+unsigned int checked_grid(std::size_t blocks, const std::string& stage) {
+    if (blocks > static_cast<std::size_t>(INT_MAX)) {
+        throw std::invalid_argument("stage " + stage + " would need " + std::to_string(blocks) +
+                                    " blocks, more than a grid allows (2^31 - 1): use a larger "
+                                    "block size or a grid-stride stage (7 and later)");
+    }
+    return static_cast<unsigned int>(blocks);
+}
+
+}  // namespace
+
+void detail::unsupported_block_size(const char* stage, int block) {
+    throw std::invalid_argument(std::string("stage ") + stage + " has no kernel for block size " +
+                                std::to_string(block));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stage list and validation
+
+const std::vector<StageInfo>& stages() {
+    static const std::vector<StageInfo> list = [] {
+        std::vector<StageInfo> v;
+        for (const StageImpl& impl : stage_impls()) {
+            v.push_back(impl.info);
+        }
+        return v;
+    }();
+    return list;
+}
+
+const StageInfo* find_stage(const std::string& id) {
+    for (const StageInfo& s : stages()) {
+        if (s.id == id) {
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+void validate_configuration(const std::string& id, std::size_t n, int block_size) {
+    const StageImpl& impl = impl_for(id);
+    if (n < 1) {
+        throw std::invalid_argument("the number of elements must be at least 1");
+    }
+    if (impl.combine == Combine::kCub) {
+        return;  // CUB chooses its own launch configuration
+    }
+    const StageInfo& s = impl.info;
+    const bool power_of_two = block_size > 0 && (block_size & (block_size - 1)) == 0;
+    if (!power_of_two || block_size < s.min_block || block_size > s.max_block) {
+        throw std::invalid_argument(
+            "stage " + s.id + " (" + s.name +
+            ") supports block sizes that are powers of two from " + std::to_string(s.min_block) +
+            " to " + std::to_string(s.max_block) + "; got " + std::to_string(block_size));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launch configuration
+
+namespace config {
+
+std::size_t blocks_to_cover(std::size_t n, int block, int elements_per_thread) {
+    const std::size_t per_block =
+        static_cast<std::size_t>(block) * static_cast<std::size_t>(elements_per_thread);
+    return std::max<std::size_t>(1, ceil_div(n, per_block));
+}
+
+std::size_t tree_shared_bytes(int block) {
+    return static_cast<std::size_t>(block) * sizeof(int);
+}
+
+std::size_t warp_sums_shared_bytes(int block, int warp_size) {
+    return ceil_div(static_cast<std::size_t>(block), static_cast<std::size_t>(warp_size)) *
+           sizeof(int);
+}
+
+std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread, int sm_count,
+                               int blocks_per_sm) {
+    const std::size_t resident = static_cast<std::size_t>(std::max(1, sm_count)) *
+                                 static_cast<std::size_t>(std::max(1, blocks_per_sm));
+    return std::min(resident, blocks_to_cover(n, block, elements_per_thread));
+}
+
+VectorSplit split_for_vectors(std::uintptr_t address, std::size_t n) {
+    const detail::VectorSplitParts p = detail::split_vectors(address, n);
+    return {p.head, p.vectors, p.tail};
+}
+
+std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int block, int sm_count,
+                              int blocks_per_sm) {
+    validate_configuration(stage_id, n, block);
+    const StageImpl& impl = impl_for(stage_id);
+    const std::size_t shared = shared_bytes_of(impl.shared, block);
+    std::vector<Pass> passes;
+    switch (impl.combine) {
+        case Combine::kCub:
+            passes.push_back({n, 0, 0, 0});
+            break;
+        case Combine::kRepeatPasses: {
+            std::size_t count = n;
+            do {
+                const unsigned int grid =
+                    checked_grid(blocks_to_cover(count, block, impl.elements_per_thread), stage_id);
+                passes.push_back({count, grid, block, shared});
+                count = grid;
+            } while (count > 1);
+            break;
+        }
+        case Combine::kOneBlockPass:
+        case Combine::kLastBlock:
+        case Combine::kAtomic: {
+            const unsigned int grid = checked_grid(
+                grid_stride_blocks(n, block, impl.elements_per_thread, sm_count, blocks_per_sm),
+                stage_id);
+            passes.push_back({n, grid, block, shared});
+            if (impl.combine == Combine::kOneBlockPass && grid > 1) {
+                passes.push_back({grid, 1, block, shared});  // one block, grid-stride
+            }
+            break;
+        }
+    }
+    return passes;
+}
+
+}  // namespace config
+
+// ---------------------------------------------------------------------------------------------
+// Input patterns
+
+const char* pattern_name(Pattern pattern) {
+    switch (pattern) {
+        case Pattern::kRandom:
+            return "random";
+        case Pattern::kOnes:
+            return "ones";
+        case Pattern::kAlternating:
+            return "alternating";
+        case Pattern::kExtremes:
+            return "extremes";
+    }
+    return "?";
+}
+
+Pattern parse_pattern(const std::string& name) {
+    for (Pattern p :
+         {Pattern::kRandom, Pattern::kOnes, Pattern::kAlternating, Pattern::kExtremes}) {
+        if (name == pattern_name(p)) {
+            return p;
+        }
+    }
+    throw std::invalid_argument("unknown data pattern '" + name +
+                                "' (known: random, ones, alternating, extremes)");
+}
+
+std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {
+    namespace ct = cudatutorial;
+    if (pattern == Pattern::kRandom) {
+        return ct::random_ints(n, seed, INT_MIN, INT_MAX);
+    }
+    std::vector<int> v(n);
+    ct::parallel_for_ranges(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::uint64_t bits = ct::hash64(seed, i);
+            switch (pattern) {
+                case Pattern::kOnes:
+                    v[i] = 1;
+                    break;
+                case Pattern::kAlternating: {
+                    const int k = 1 + static_cast<int>(ct::bounded(bits, 1000));
+                    v[i] = (i % 2 == 0) ? k : -k;
+                    break;
+                }
+                case Pattern::kExtremes: {
+                    const int d = static_cast<int>(ct::bounded(bits, 8));
+                    v[i] = (bits & 1) ? INT_MAX - d : INT_MIN + d;
+                    break;
+                }
+                case Pattern::kRandom:
+                    break;
+            }
+        }
+    });
+    return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reducer
+
+struct Reducer::Impl {
+    const StageImpl* stage = nullptr;
+    std::size_t n = 0;
+    int block = 0;
+    std::vector<Pass> passes;
+    cudatutorial::DeviceBuffer<int> partials[2];
+    cudatutorial::DeviceBuffer<unsigned int> counter;
+    cudatutorial::DeviceBuffer<unsigned char> cub_temp;
+
+    void launch_pass(std::size_t k, const int* d_in, int* d_sum, bool last,
+                     cudaStream_t stream) const {
+        KernelArgs args;
+        args.in = k == 0 ? d_in : partials[(k - 1) % 2].data();
+        args.out = last ? d_sum : const_cast<int*>(partials[k % 2].data());
+        args.n = passes[k].count;
+        args.grid = passes[k].grid;
+        args.block = passes[k].block;
+        args.stream = stream;
+        args.partials = const_cast<int*>(partials[0].data());
+        args.counter = const_cast<unsigned int*>(counter.data());
+        stage->launch(args);
+    }
+};
+
+Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
+    : impl_(std::make_unique<Impl>()) {
+    validate_configuration(stage_id, n, block_size);
+    Impl& r = *impl_;
+    r.stage = &impl_for(stage_id);
+    r.n = n;
+    r.block = r.stage->combine == Combine::kCub ? 0 : block_size;
+    int device = 0;
+    int sm_count = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    const int blocks_per_sm = r.stage->blocks_per_sm ? r.stage->blocks_per_sm(block_size) : 0;
+    if (r.stage->blocks_per_sm && blocks_per_sm < 1) {
+        throw cudatutorial::CudaError(cudaErrorInvalidConfiguration,
+                                      "stage " + stage_id + " cannot keep a block of " +
+                                          std::to_string(block_size) + " threads resident");
+    }
+    r.passes = config::plan_passes(stage_id, n, block_size, sm_count, blocks_per_sm);
+
+    switch (r.stage->combine) {
+        case Combine::kCub:
+            r.cub_temp = cudatutorial::DeviceBuffer<unsigned char>(
+                std::max<std::size_t>(1, detail::cub_temp_storage_bytes(n)));
+            break;
+        case Combine::kLastBlock:
+            r.partials[0] = cudatutorial::DeviceBuffer<int>(r.passes[0].grid);
+            r.counter = cudatutorial::DeviceBuffer<unsigned int>(1);
+            r.counter.fill_bytes(0);  // the kernel leaves it at 0 after every launch
+            break;
+        default: {
+            std::size_t sizes[2] = {0, 0};
+            for (std::size_t k = 0; k + 1 < r.passes.size(); ++k) {
+                sizes[k % 2] = std::max<std::size_t>(sizes[k % 2], r.passes[k].grid);
+            }
+            for (int b = 0; b < 2; ++b) {
+                r.partials[b] = cudatutorial::DeviceBuffer<int>(sizes[b]);
+            }
+            break;
+        }
+    }
+}
+
+Reducer::~Reducer() = default;
+Reducer::Reducer(Reducer&&) noexcept = default;
+Reducer& Reducer::operator=(Reducer&&) noexcept = default;
+
+void Reducer::run(const int* d_in, int* d_sum, cudaStream_t stream) const {
+    const Impl& r = *impl_;
+    if (r.stage->combine == Combine::kCub) {
+        detail::launch_cub_sum(const_cast<unsigned char*>(r.cub_temp.data()), r.cub_temp.size(),
+                               d_in, d_sum, r.n, stream);
+        return;
+    }
+    for (std::size_t k = 0; k < r.passes.size(); ++k) {
+        r.launch_pass(k, d_in, d_sum, k + 1 == r.passes.size(), stream);
+    }
+}
+
+void Reducer::run_first_pass(const int* d_in, int* d_sum, cudaStream_t stream) const {
+    const Impl& r = *impl_;
+    if (r.stage->combine == Combine::kCub) {
+        run(d_in, d_sum, stream);
+        return;
+    }
+    r.launch_pass(0, d_in, d_sum, r.passes.size() == 1, stream);
+}
+
+const StageInfo& Reducer::stage() const {
+    return impl_->stage->info;
+}
+std::size_t Reducer::n() const {
+    return impl_->n;
+}
+int Reducer::block_size() const {
+    return impl_->block;
+}
+const std::vector<Pass>& Reducer::passes() const {
+    return impl_->passes;
+}
+
+std::size_t Reducer::workspace_bytes() const {
+    const Impl& r = *impl_;
+    return r.partials[0].bytes() + r.partials[1].bytes() + r.counter.bytes() + r.cub_temp.bytes();
+}
+
+}  // namespace reduction

@@ -1,0 +1,50 @@
+// Stage 1 - interleaved addressing with a divergent branch (the starting point).
+//
+// What it does: each block copies blockDim.x elements into shared memory, then halves the
+// number of partial sums log2(blockDim.x) times. In step s (1, 2, 4, ...) thread `tid` adds
+// sdata[tid + s] into sdata[tid] when tid is a multiple of 2s, so the survivors are the
+// threads 0, 2s, 4s, ... - spread over every warp.
+//
+//   step s=1:  t0 += t1   t2 += t3   t4 += t5   t6 += t7   ...  (every 2nd thread works)
+//   step s=2:  t0 += t2              t4 += t6              ...  (every 4th)
+//   step s=4:  t0 += t4                                    ...  (every 8th)
+//
+// Why it is slow: from step 1 on, every warp still has work, but only 1 thread in 2s of it is
+// active, so the warp executes the add for a handful of threads (divergence: 16, 8, 4... of 32
+// lanes useful), and `tid % (2*s)` is an integer modulo by a non-constant (a long instruction
+// sequence). Every warp stays alive until the last step.
+// What to look for: the slowest row; compare its "first pass ms" with the seed's V100 figure.
+#include "device_helpers.cuh"
+
+namespace reduction::detail {
+namespace {
+
+__global__ void reduce_interleaved_divergent(const int* __restrict__ in, int* __restrict__ out,
+                                             std::size_t n) {
+    extern __shared__ Sum sdata[];
+    const unsigned int tid = threadIdx.x;
+    // 64-bit index: n may exceed 2^31 elements (up to what device memory holds).
+    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + tid;
+    sdata[tid] = i < n ? as_sum(in[i]) : 0;  // the tail block pads with the neutral element 0
+    __syncthreads();
+
+    for (unsigned int s = 1; s < blockDim.x; s *= 2) {
+        if (tid % (2 * s) == 0) {  // divergent: active threads are 2s apart
+            sdata[tid] += sdata[tid + s];
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        out[blockIdx.x] = as_int(sdata[0]);
+    }
+}
+
+}  // namespace
+
+void launch_interleaved_divergent(const KernelArgs& a) {
+    reduce_interleaved_divergent<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
+        a.in, a.out, a.n);
+    CT_CHECK_LAUNCH();
+}
+
+}  // namespace reduction::detail

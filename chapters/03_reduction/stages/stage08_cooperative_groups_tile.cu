@@ -1,0 +1,97 @@
+// Stage 8 - cooperative groups: the last warp synchronizes as a thread_block_tile<32>.
+//
+// What changed from stage 7: only how the last warp is named and synchronized. Instead of a
+// bare `if (tid < 32)` and __syncwarp(), the block is partitioned into tiles of 32 threads with
+// cooperative_groups::tiled_partition<32>(); the first tile does the last six steps and calls
+// tile.sync(). The tile is a typed object: its size is a compile-time constant, it knows its
+// rank (meta_group_rank()), and the same code reads correctly for a tile of 16 or 8.
+//
+//   tile 0 (threads 0-31):  v = sdata[t] + sdata[t+32]; then per offset:
+//                           tile.sync(); v += sdata[t+offset]; tile.sync(); sdata[t] = v
+//
+// Why it might be faster: it should not be. tile.sync() on a 32-thread tile compiles to the same
+// warp barrier (WARPSYNC / BAR.SYNC.DEFER_BLOCKING ... ) as __syncwarp(). This stage is about
+// expressing the warp as a group, which stage 9 then uses for shuffles and the beyond-the-book
+// stages for cg::reduce.
+// What to look for: the same time as stage 7 (the seed measured 0.999x on V100).
+#include <cooperative_groups.h>
+
+#include "device_helpers.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace reduction::detail {
+namespace {
+
+using TileBlocks = BlockSizes<64, 128, 256, 512, 1024>;
+static_assert(TileBlocks::kMin == kCompleteUnrollMinBlock && TileBlocks::kMax == kMaxBlock);
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    reduce_cooperative_groups_tile(const int* __restrict__ in, int* __restrict__ out,
+                                   std::size_t n) {
+    __shared__ Sum sdata[kBlock];
+    const cg::thread_block block = cg::this_thread_block();
+    const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    const unsigned int tid = block.thread_rank();
+    const std::size_t grid_stride = static_cast<std::size_t>(2 * kBlock) * gridDim.x;
+    Sum sum = 0;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * kBlock) + tid; i < n;
+         i += grid_stride) {
+        sum += as_sum(in[i]);
+        if (i + kBlock < n) {
+            sum += as_sum(in[i + kBlock]);
+        }
+    }
+    sdata[tid] = sum;
+    block.sync();
+
+#pragma unroll
+    for (unsigned int s = kBlock / 2; s > 32; s >>= 1) {
+        if (tid < s) {
+            sdata[tid] += sdata[tid + s];
+        }
+        block.sync();
+    }
+    if (tile.meta_group_rank() == 0) {  // the first warp, as a group
+        const unsigned int lane = tile.thread_rank();
+        Sum v = sdata[lane] + sdata[lane + 32];
+        sdata[lane] = v;
+#pragma unroll
+        for (unsigned int offset = tile.num_threads() / 2; offset > 0; offset /= 2) {
+            tile.sync();
+            v += sdata[lane + offset];
+            tile.sync();
+            sdata[lane] = v;
+        }
+        if (lane == 0) {
+            out[blockIdx.x] = as_int(v);
+        }
+    }
+}
+
+}  // namespace
+
+void launch_cooperative_groups_tile(const KernelArgs& a) {
+    const bool launched = dispatch_block_size(TileBlocks{}, a.block, [&](auto block) {
+        reduce_cooperative_groups_tile<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
+    });
+    if (!launched) {
+        unsupported_block_size("cooperative_groups_tile", a.block);
+    }
+    CT_CHECK_LAUNCH();
+}
+
+int cooperative_groups_tile_blocks_per_sm(int block) {
+    int blocks = 0;
+    const bool known = dispatch_block_size(TileBlocks{}, block, [&](auto b) {
+        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, reduce_cooperative_groups_tile<b()>, b(), 0));
+    });
+    if (!known) {
+        unsupported_block_size("cooperative_groups_tile", block);
+    }
+    return blocks;
+}
+
+}  // namespace reduction::detail

@@ -1,0 +1,47 @@
+// Stage 12 (beyond the book) - one kernel, block sums combined with atomicAdd.
+//
+// What changed from stage 11: no partials array, no ticket. The output is cleared with
+// cudaMemsetAsync (part of the timed work: it is an operation on the stream, cheaper than a
+// kernel launch), then thread 0 of every block adds its block's sum straight into it:
+//
+//   memset(out, 0);   block b:  atomicAdd(out, block_sum(...))      (one atomic per block)
+//
+// Integer addition modulo 2^32 is associative and commutative, so the blocks may add in any
+// order and the result is still exact and reproducible (it would not be for float).
+// Prediction: about stage 11's time; 1056 atomics to one address are negligible next to 128 MiB
+// of loads; the memset may cost as much as the last-block bookkeeping saves.
+// What to look for: whether the memset shows at 2^25.
+#include "vectorized.cuh"
+
+namespace reduction::detail {
+namespace {
+
+template <int kBlock>
+__global__ void __launch_bounds__(kBlock)
+    reduce_single_pass_atomic(const int* __restrict__ in, int* __restrict__ out, std::size_t n) {
+    const Sum sum = block_sum<kBlock>(
+        thread_sum_vectorized<kBlock, kStageLoadsInFlight, kStageLoadPolicy>(in, n));
+    if (threadIdx.x == 0) {
+        atomicAdd(reinterpret_cast<unsigned int*>(out), sum);  // wraps modulo 2^32
+    }
+}
+
+}  // namespace
+
+void launch_single_pass_atomic(const KernelArgs& a) {
+    CT_CHECK(cudaMemsetAsync(a.out, 0, sizeof(int), a.stream));
+    const bool launched = dispatch_block_size(VectorizedBlocks{}, a.block, [&](auto block) {
+        reduce_single_pass_atomic<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
+    });
+    if (!launched) {
+        unsupported_block_size("single_pass_atomic", a.block);
+    }
+    CT_CHECK_LAUNCH();
+}
+
+int single_pass_atomic_blocks_per_sm(int block) {
+    return vectorized_occupancy(
+        block, [](auto b) { return reduce_single_pass_atomic<b()>; }, "single_pass_atomic");
+}
+
+}  // namespace reduction::detail
