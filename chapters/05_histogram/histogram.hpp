@@ -1,0 +1,194 @@
+/// @file histogram.hpp
+/// @brief Chapter 5's host API: binnings, inputs (generated or read from a file), the CPU
+/// reference, the comparison that counts lost updates, and the stage list that the executable,
+/// the tests and the README share.
+///
+/// Every kernel is reached through a plain host function (Stage::launch); no `<<< >>>` outside
+/// the .cu files. A launch computes the whole histogram from scratch: it clears its own output
+/// first (the seed's host code never zeroed it, so a second run would have added to the first).
+/// @code
+///   const histogram::Binning binning = histogram::Binning::letters(4);   // 7 bins
+///   const auto host = histogram::generate_input(histogram::Distribution::kUniform, n, seed);
+///   const histogram::Histogram expected = histogram::reference_histogram(host, binning);
+///   histogram::Workspace workspace;
+///   histogram::StageArgs args{d_input, n, d_bins, binning, 256, 0, &workspace};
+///   histogram::find_stage("6")->launch(args, stream);
+/// @endcode
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bin_math.hpp"
+#include "cudatutorial/device_buffer.hpp"
+
+namespace histogram {
+
+/// One count per bin. 32-bit counters: inputs are limited to kMaxInputBytes so none overflows.
+using Histogram = std::vector<unsigned int>;
+
+/// The largest input the chapter accepts: every count fits a 32-bit unsigned counter.
+inline constexpr std::uint64_t kMaxInputBytes = 0xFFFFFFFFull;
+
+/// How a byte maps to a bin.
+struct Binning {
+    enum class Kind {
+        kLetters,  ///< 'a'..'z' in groups of `width`; every other byte is ignored (the seed's)
+        kBytes,    ///< 256 bins, one per byte value (the classic image/byte histogram)
+    };
+    Kind kind = Kind::kLetters;
+    int width = 4;  ///< letters per bin (1..26); unused for kBytes
+
+    /// Lowercase letters in groups of `width` (1..26): ceil(26 / width) bins. Throws
+    /// std::invalid_argument for a width outside 1..26.
+    static Binning letters(int width);
+    /// 256 bins, one per byte value.
+    static Binning bytes();
+
+    /// Number of bins: ceil(26 / width) for letters, 256 for bytes.
+    int bins() const;
+    /// The bin of byte `c`, or -1 when the byte is not counted (a non-letter under kLetters).
+    int bin_of(unsigned char c) const;
+    /// A bin's label: "a-d", "y-z", "e" for letters; "0x41" for bytes.
+    std::string label(int bin) const;
+    /// "letters, width 4 (7 bins)" or "bytes (256 bins)".
+    std::string describe() const;
+};
+
+/// Generated inputs (--dist).
+enum class Distribution {
+    kUniform,      ///< uniform random lowercase letters (the seed's input)
+    kSkewed,       ///< letters with English letter frequencies ('e' 12.7%, ..., 'z' 0.07%)
+    kRuns,         ///< runs of one random letter, run lengths uniform in [1, kMaxRunLength]
+    kOneLetter,    ///< every byte 'a': the worst contention for every bin-per-atomic kernel
+    kRandomBytes,  ///< uniform random bytes 0..255 (about 10% of them lowercase letters)
+};
+
+/// Longest run of the kRuns distribution (mean about 64 Ki bytes).
+inline constexpr std::size_t kMaxRunLength = std::size_t{1} << 17;
+
+/// Every distribution, in the order above.
+const std::vector<Distribution>& all_distributions();
+/// "uniform", "skewed", "runs", "one-letter", "random-bytes".
+std::string distribution_name(Distribution distribution);
+/// The inverse of distribution_name; throws std::invalid_argument for an unknown name.
+Distribution parse_distribution(const std::string& name);
+
+/// n bytes of `distribution`, deterministic for a given seed. A shorter input is a prefix of a
+/// longer one with the same seed (the tests rely on it).
+std::vector<unsigned char> generate_input(Distribution distribution, std::size_t n,
+                                          std::uint64_t seed);
+
+/// The whole file at `path`, read in binary. An empty file gives an empty vector. Throws
+/// cudatutorial::UsageError (exit code 2) naming the file and the reason when it does not exist,
+/// is not a regular file, cannot be read, or is larger than kMaxInputBytes.
+std::vector<unsigned char> read_input_file(const std::string& path);
+
+/// The seed's sequential loop, one byte after another: the definition of the right answer.
+Histogram sequential_histogram(const unsigned char* data, std::size_t n, const Binning& binning);
+
+/// The CPU reference used by the executable and the tests: sequential_histogram over slices of
+/// the input on several host threads, partial histograms summed (the same counts, faster).
+Histogram reference_histogram(const unsigned char* data, std::size_t n, const Binning& binning);
+inline Histogram reference_histogram(const std::vector<unsigned char>& data,
+                                     const Binning& binning) {
+    return reference_histogram(data.data(), data.size(), binning);
+}
+
+/// Sum of all counts (64-bit: a racy result may be anything).
+std::uint64_t total_count(const Histogram& histogram);
+
+/// How a GPU histogram differs from the reference.
+struct Comparison {
+    bool equal = false;               ///< same number of bins and every bin equal
+    std::size_t mismatched_bins = 0;  ///< bins whose counts differ
+    /// reference total - result total: the updates a race lost (negative if the result counted
+    /// too much, e.g. from an output that was not cleared).
+    std::int64_t counts_lost = 0;
+    std::string detail;  ///< empty when equal; else the first mismatching bins and counts lost
+};
+
+/// Compares bin by bin; `binning` only labels the bins in the detail text.
+Comparison compare_histograms(const Histogram& reference, const Histogram& result,
+                              const Binning& binning);
+
+/// Device workspace a stage may need (CUB's temporary storage), allocated on first use, outside
+/// the timed runs (the harness validates one run before it starts timing).
+struct Workspace {
+    cudatutorial::DeviceBuffer<unsigned char> cub_temp;  ///< CUB's temporary storage
+    cudatutorial::DeviceBuffer<int> cub_levels;          ///< bin boundaries for HistogramRange
+    std::vector<int> cub_levels_host;                    ///< what cub_levels holds
+};
+
+/// Everything a stage's launch needs.
+struct StageArgs {
+    const unsigned char* input = nullptr;  ///< device pointer to n bytes (any alignment)
+    std::size_t n = 0;                     ///< input bytes; 0 gives an all-zero histogram
+    unsigned int* histogram = nullptr;     ///< device pointer to binning.bins() counters
+    Binning binning;
+    int block = 256;  ///< threads per block (power of two, 32..1024); CUB ignores it
+    int grid = 0;     ///< blocks; 0 = automatic (enough to fill the GPU, no more than the work)
+    Workspace* workspace = nullptr;  ///< needed by CUB only
+};
+
+/// The launch configuration a stage actually used.
+struct LaunchShape {
+    int grid = 0;   ///< blocks of the main kernel (0 for CUB: it chooses its own)
+    int block = 0;  ///< threads per block
+};
+
+/// One row of the chapter's table.
+struct Stage {
+    std::string id;    ///< "1".."7", "race", "cub"
+    std::string name;  ///< after the idea, e.g. "privatized_shared"
+    std::string idea;  ///< one line: what changed and why it should be faster
+    /// Global-memory atomics: 50-400 ms each at 2^28 bytes, so the executable times them with
+    /// fewer repetitions (the table says how many).
+    bool slow = false;
+    bool bug_demo = false;  ///< the labelled race: expected to FAIL, never in tests' checks
+    bool baseline = false;  ///< CUB: not part of the x prev / x first progression
+    /// Clears the output and computes the histogram of args.input on `stream` (asynchronous).
+    /// Returns the launch configuration used.
+    LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;
+};
+
+/// Every stage in table order: 1, 2, race, 3, 4, 5, 6, 7, cub.
+const std::vector<Stage>& stages();
+/// The stage with this id or name, or nullptr.
+const Stage* find_stage(const std::string& id_or_name);
+
+/// The kernels, one per file under stages/ (each file's opening comment explains its idea).
+LaunchShape launch_block_partitioned(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_interleaved(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_race_plain_increment(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_privatized_shared(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_privatized_aggregated(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_vectorized_private(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_lane_replicated(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream);
+
+/// Whether CUB's row uses HistogramEven (every bin as wide as the others) or HistogramRange (the
+/// letters' last bin is narrower, e.g. "y-z" with width 4, which HistogramEven cannot express).
+bool cub_uses_histogram_even(const Binning& binning);
+
+/// What one thread's chain of dependent global atomics costs (atomic_latency_probe.cu).
+struct AtomicLatency {
+    double same_address_ns = 0;       ///< one address, always in L2
+    double same_address_cycles = 0;   ///< the same in SM clock cycles (clock64)
+    double scattered_ns = 0;          ///< addresses spread over a buffer much larger than L2
+    double scattered_cycles = 0;      ///< the same in SM clock cycles
+    std::size_t scattered_bytes = 0;  ///< size of that buffer
+    int iterations = 0;               ///< dependent atomics per measurement
+};
+
+/// Runs one thread issuing `iterations` atomicAdds, each depending on the previous one's result,
+/// so that nothing overlaps: the time per atomic is its latency (the seed's model of atomic
+/// throughput). Uses the current device.
+AtomicLatency measure_atomic_latency(int iterations = 4096);
+
+}  // namespace histogram

@@ -1,0 +1,317 @@
+// Chapter 5, the parallel histogram: from global atomics to privatized, vectorized,
+// bank-conflict-free shared-memory histograms, against CUB. Host code only: the kernels are in
+// stages/*.cu, reached through histogram.hpp.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/data.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "histogram.hpp"
+
+namespace ct = cudatutorial;
+namespace hg = histogram;
+
+namespace {
+
+struct Options {
+    ct::CommonOptions common;
+    std::string bins = "letters";
+    int bin_width = 4;
+    bool bin_width_given = false;
+    std::string input_path;
+    std::string dist = "uniform";
+    std::uint64_t n = std::uint64_t{1} << 28;
+    std::uint64_t seed = ct::kDefaultSeed;
+    std::vector<std::string> stages;
+    int block = 256;
+    int grid = 0;
+    int slow_reps = 3;
+    bool atomic_latency = false;
+};
+
+std::vector<const hg::Stage*> select_stages(const std::vector<std::string>& wanted) {
+    std::vector<const hg::Stage*> selected;
+    if (wanted.empty() || (wanted.size() == 1 && wanted[0] == "all")) {
+        for (const hg::Stage& stage : hg::stages()) {
+            selected.push_back(&stage);
+        }
+        return selected;
+    }
+    for (const std::string& id : wanted) {
+        if (hg::find_stage(id) == nullptr) {
+            std::string known;
+            for (const hg::Stage& stage : hg::stages()) {
+                known += (known.empty() ? "" : ", ") + stage.id;
+            }
+            throw ct::UsageError("--stage '" + id + "' is not a stage (ids: " + known +
+                                 ", a stage's name, or all)");
+        }
+    }
+    for (const hg::Stage& stage : hg::stages()) {  // table order, each once
+        if (std::any_of(wanted.begin(), wanted.end(), [&](const std::string& id) {
+                return id == stage.id || id == stage.name;
+            })) {
+            selected.push_back(&stage);
+        }
+    }
+    return selected;
+}
+
+std::string with_commas(std::uint64_t value) {
+    std::string digits = std::to_string(value);
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
+        digits.insert(static_cast<std::size_t>(i), ",");
+    }
+    return digits;
+}
+
+// The histogram as a text bar chart; 256 byte bins are shown 16 values per line.
+void print_chart(std::ostream& out, const hg::Histogram& counts, const hg::Binning& binning,
+                 std::uint64_t n) {
+    std::vector<std::pair<std::string, std::uint64_t>> lines;
+    if (binning.bins() <= 32) {
+        for (int b = 0; b < binning.bins(); ++b) {
+            lines.emplace_back(binning.label(b), counts[static_cast<std::size_t>(b)]);
+        }
+    } else {
+        for (int first = 0; first < binning.bins(); first += 16) {
+            std::uint64_t sum = 0;
+            for (int b = first; b < first + 16; ++b) {
+                sum += counts[static_cast<std::size_t>(b)];
+            }
+            lines.emplace_back(binning.label(first) + "-" + binning.label(first + 15).substr(2),
+                               sum);
+        }
+    }
+    std::uint64_t largest = 1;
+    for (const auto& line : lines) {
+        largest = std::max(largest, line.second);
+    }
+    const std::uint64_t total = hg::total_count(counts);
+    out << "\nHistogram of the input (" << with_commas(n) << " bytes, " << with_commas(total)
+        << " counted, " << binning.describe() << ")\n";
+    std::size_t label_width = 0;
+    std::size_t count_width = 0;
+    for (const auto& line : lines) {
+        label_width = std::max(label_width, line.first.size());
+        count_width = std::max(count_width, with_commas(line.second).size());
+    }
+    for (const auto& line : lines) {
+        constexpr int kBarWidth = 50;
+        const int bar = static_cast<int>(
+            (static_cast<double>(line.second) * kBarWidth + largest / 2) / largest);
+        char percent[16];
+        std::snprintf(percent, sizeof percent, "%5.1f%%",
+                      total ? 100.0 * static_cast<double>(line.second) / total : 0.0);
+        std::string count = with_commas(line.second);
+        out << "  " << line.first << std::string(label_width - line.first.size(), ' ') << " "
+            << std::string(count_width - count.size(), ' ') << count << " " << percent << " "
+            << std::string(static_cast<std::size_t>(bar), '#') << "\n";
+    }
+}
+
+void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency,
+                             const ct::ResultTable& table, const hg::Histogram& reference,
+                             const ct::DeviceInfo& device) {
+    const auto used_bins = static_cast<int>(
+        std::count_if(reference.begin(), reference.end(), [](unsigned c) { return c != 0; }));
+    const std::uint64_t atomics = hg::total_count(reference);
+    char line[256];
+    out << "\nAtomic latency, one thread, each atomicAdd waiting for the previous one ("
+        << latency.iterations << " in a row):\n";
+    std::snprintf(line, sizeof line,
+                  "  same address (stays in L2):        %7.1f ns = %6.0f SM cycles\n"
+                  "  scattered over %s (mostly DRAM): %7.1f ns = %6.0f SM cycles\n",
+                  latency.same_address_ns, latency.same_address_cycles,
+                  ct::format_bytes(static_cast<double>(latency.scattered_bytes)).c_str(),
+                  latency.scattered_ns, latency.scattered_cycles);
+    out << line;
+    out << "The seed's model: an address completes one atomic per latency, so\n";
+    for (const auto& [what, ns] : {std::pair<const char*, double>{"L2", latency.same_address_ns},
+                                   {"DRAM", latency.scattered_ns}}) {
+        const double per_bin = 1e9 / ns;
+        std::snprintf(line, sizeof line,
+                      "  %-4s latency: %8.2f M atomics/s per bin, x %d bins used = %8.2f M/s: "
+                      "%s counted bytes would take %.3f s\n",
+                      what, per_bin / 1e6, std::max(used_bins, 1),
+                      per_bin * std::max(used_bins, 1) / 1e6, with_commas(atomics).c_str(),
+                      atomics / (per_bin * std::max(used_bins, 1)));
+        out << line;
+    }
+    for (std::size_t i = 0; i < table.rows().size(); ++i) {
+        const ct::ResultRow& row = table.rows()[i];
+        if ((row.id == "1" || row.id == "2") && row.timed && row.stats.median_ms > 0) {
+            const double per_second = atomics / (row.stats.median_ms * 1e-3);
+            std::snprintf(line, sizeof line,
+                          "Measured, stage %s: %.3f ms = %.2f G atomics/s, %.3f G/s per used bin "
+                          "(%.2f ns per atomic per bin, %.1f SM clocks at %.0f MHz)\n",
+                          row.id.c_str(), row.stats.median_ms, per_second / 1e9,
+                          per_second / std::max(used_bins, 1) / 1e9,
+                          1e9 * std::max(used_bins, 1) / per_second,
+                          device.sm_clock_khz * 1e-6 * 1e9 * std::max(used_bins, 1) / per_second,
+                          device.sm_clock_khz / 1e3);
+            out << line;
+        }
+    }
+}
+
+int run(const Options& options) {
+    // Everything that can be checked without a GPU first: bad input exits with 2.
+    if (options.bins == "bytes" && options.bin_width_given) {
+        throw ct::UsageError("--bin-width applies to --bins letters only (bytes have 256 bins)");
+    }
+    const hg::Binning binning =
+        options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);
+    const std::vector<const hg::Stage*> selected = select_stages(options.stages);
+    if (options.input_path.empty()) {
+        ct::require_range(options.n, 0, hg::kMaxInputBytes, "--n");
+    }
+    std::vector<unsigned char> host;
+    std::string source;
+    if (!options.input_path.empty()) {
+        host = hg::read_input_file(options.input_path);
+        source = "file " + options.input_path;
+    }
+
+    const ct::DeviceInfo device = ct::select_device(options.common.device);
+    ct::require_block_size(options.block, device);
+
+    if (options.input_path.empty()) {
+        const hg::Distribution distribution = hg::parse_distribution(options.dist);
+        host = hg::generate_input(distribution, options.n, options.seed);
+        source = options.dist + ", seed " + std::to_string(options.seed);
+    }
+    const std::size_t n = host.size();
+    const hg::Histogram reference = hg::reference_histogram(host, binning);
+
+    ct::require_device_memory(n + static_cast<std::size_t>(binning.bins()) * 4 + (64 << 20),
+                              "the input, the histogram and CUB's workspace");
+    ct::DeviceBuffer<unsigned char> d_input(host);
+    ct::DeviceBuffer<unsigned int> d_histogram(static_cast<std::size_t>(binning.bins()));
+    hg::Workspace workspace;
+
+    ct::RunInfo info = ct::make_run_info("histogram", "parallel histogram", device);
+    info.set("input", source);
+    info.set("bytes", ct::describe_size(n));
+    info.set("bins", binning.describe());
+    info.set("block", std::to_string(options.block));
+    info.set("grid", options.grid ? std::to_string(options.grid) : "auto (SMs x resident blocks)");
+    info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
+                         std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
+                         ")");
+    ct::ResultTable table(info);
+    table.set_baseline("cub", "CUB");
+
+    for (const hg::Stage* stage : selected) {
+        ct::BenchmarkConfig config = options.common.benchmark_config();
+        if (stage->slow) {
+            config.repetitions = std::min(config.repetitions, options.slow_reps);
+            config.warmup = std::min(config.warmup, 1);
+        }
+        const hg::StageArgs args{
+            d_input.data(), n,         d_histogram.data(), binning, options.block,
+            options.grid,   &workspace};
+        hg::LaunchShape shape;
+        const auto launch = [&](cudaStream_t stream) { shape = stage->launch(args, stream); };
+        const auto verify = [&]() {
+            const hg::Comparison comparison =
+                hg::compare_histograms(reference, d_histogram.to_host(), binning);
+            if (stage->bug_demo) {  // never presented as passing, even when nothing was lost
+                return ct::Verification::fail(
+                    "race demonstration: " +
+                    (comparison.equal ? std::string("no count lost this time (a race does not "
+                                                    "always show, which is what makes it "
+                                                    "dangerous)")
+                                      : comparison.detail));
+            }
+            return comparison.equal ? ct::Verification::pass()
+                                    : ct::Verification::fail(comparison.detail);
+        };
+        d_histogram.fill_bytes(0xff);  // poison: a bin the kernel forgets cannot look right
+        const ct::Measurement measurement = ct::measure(launch, verify, config);
+        ct::ResultRow row =
+            ct::make_row(stage->id, stage->name, measurement, static_cast<double>(n));
+        row.in_progression = !stage->bug_demo && !stage->baseline;
+        row.expected_failure = stage->bug_demo;
+        row.with("grid x block", stage->baseline ? std::string("CUB's own")
+                                                 : std::to_string(shape.grid) + " x " +
+                                                       std::to_string(shape.block));
+        row.with("runs", std::to_string(measurement.stats.samples));
+        if (stage->baseline) {
+            row.name =
+                hg::cub_uses_histogram_even(binning) ? "cub_histogram_even" : "cub_histogram_range";
+        }
+        table.add(std::move(row));
+    }
+
+    table.print(std::cout);
+    print_chart(std::cout, reference, binning, n);
+    if (options.atomic_latency) {
+        print_atomic_arithmetic(std::cout, hg::measure_atomic_latency(), table, reference, device);
+    }
+    table.write_files(options.common.csv_path, options.common.json_path);
+    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
+                                         : ct::ExitCode::kVerificationFailed);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 5 - parallel histogram: global atomics, coalescing, privatization, aggregation "
+        "and beyond, against CUB"};
+    Options options;
+    ct::add_common_options(app, options.common);
+    app.add_option("--bins", options.bins,
+                   "letters: 'a'-'z' in groups of --bin-width, other bytes ignored; bytes: 256 "
+                   "bins, one per byte value")
+        ->check(CLI::IsMember({"letters", "bytes"}))
+        ->capture_default_str();
+    app.add_option("--bin-width", options.bin_width, "letters per bin with --bins letters (1-26)")
+        ->check(CLI::Range(1, 26))
+        ->capture_default_str();
+    auto* input = app.add_option("--input", options.input_path,
+                                 "count the bytes of FILE (read in binary) instead of generated "
+                                 "data");
+    auto* dist =
+        app.add_option("--dist", options.dist,
+                       "generated input: uniform (random letters), skewed (English "
+                       "letter frequencies), runs (runs of one letter, up to 128 Ki "
+                       "long), one-letter (all 'a'), random-bytes")
+            ->check(CLI::IsMember({"uniform", "skewed", "runs", "one-letter", "random-bytes"}))
+            ->capture_default_str();
+    auto* size = ct::add_size_option(app, "--n", options.n, "bytes to generate (0 allowed)");
+    input->excludes(dist);
+    input->excludes(size);
+    app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
+    app.add_option("--stage", options.stages,
+                   "stages to run, by id or name, comma-separated (1-7, race, cub), or all")
+        ->delimiter(',');
+    app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
+        ->check(ct::power_of_two_validator())
+        ->capture_default_str();
+    app.add_option("--grid", options.grid,
+                   "blocks of every stage; 0 = automatic (SMs x resident blocks, capped by the "
+                   "work)")
+        ->check(CLI::Range(0, INT_MAX))
+        ->capture_default_str();
+    app.add_option("--slow-reps", options.slow_reps,
+                   "timed runs of the global-atomic stages (1, 2, race), 50-400 ms each at 2^28")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    app.add_flag("--atomic-latency", options.atomic_latency,
+                 "also measure one global atomic's latency and redo the seed's throughput "
+                 "arithmetic with it");
+    return ct::run_program(app, argc, argv, [&] {
+        options.bin_width_given = app.count("--bin-width") > 0;
+        return run(options);
+    });
+}

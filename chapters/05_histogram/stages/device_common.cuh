@@ -1,0 +1,138 @@
+// Device-side pieces every kernel file shares: the two binnings as small value types that a
+// kernel template takes by value (so the byte binning compiles to no work at all), the dispatch
+// from the host's Binning to one of them, and the launch-configuration arithmetic.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "bin_math.hpp"
+#include "cudatutorial/check.hpp"
+#include "histogram.hpp"
+
+namespace histogram::detail {
+
+/// --bins bytes: every byte counts, its value is its bin.
+struct ByteBins {
+    __device__ bool counts(unsigned) const { return true; }
+    __device__ unsigned bin(unsigned c) const { return c; }
+};
+
+/// --bins letters: 'a'..'z' count, in groups of `width` (see bin_math.hpp for the arithmetic).
+struct LetterBins {
+    unsigned reciprocal;  ///< letter_reciprocal(width)
+    __device__ bool counts(unsigned c) const { return is_letter(c); }
+    __device__ unsigned bin(unsigned c) const { return letter_bin(c, reciprocal); }
+};
+
+/// Calls `body(ByteBins{})` or `body(LetterBins{...})`: one kernel instantiation per binning.
+template <typename Body>
+void with_bins(const Binning& binning, Body&& body) {
+    if (binning.kind == Binning::Kind::kBytes) {
+        body(ByteBins{});
+    } else {
+        body(LetterBins{letter_reciprocal(static_cast<unsigned>(binning.width))});
+    }
+}
+
+/// Streaming multiprocessors of the current device.
+inline int sm_count() {
+    int device = 0;
+    int count = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+    return count;
+}
+
+/// The grid of a grid-stride kernel: the requested one, or else as many blocks as fit on the GPU
+/// at once (SMs x resident blocks per SM, from the occupancy calculator), but no more blocks
+/// than it takes to give every thread at least one of `work_items`. Never 0.
+template <typename Kernel>
+int resolve_grid(Kernel kernel, int requested, int block, std::size_t shared_bytes,
+                 std::size_t work_items) {
+    if (requested > 0) {
+        return requested;
+    }
+    int per_sm = 0;
+    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared_bytes));
+    const std::size_t fill = static_cast<std::size_t>(std::max(per_sm, 1)) * sm_count();
+    const std::size_t needed = (work_items + block - 1) / block;
+    return static_cast<int>(std::max<std::size_t>(1, std::min(fill, needed)));
+}
+
+/// Zeroes the output histogram: every launch starts from zero, so a second run cannot add to
+/// the first (the seed's host code never cleared it).
+inline void clear_histogram(const StageArgs& args, cudaStream_t stream) {
+    CT_CHECK(cudaMemsetAsync(args.histogram, 0,
+                             static_cast<std::size_t>(args.binning.bins()) * sizeof(unsigned int),
+                             stream));
+}
+
+/// How 16-byte (uint4) loads cover n bytes starting at `input`: the `head` bytes before the
+/// first 16-byte-aligned address and the bytes from `tail_begin` on are read one by one (each
+/// fewer than 16); `vectors` aligned uint4 loads cover the rest. cudaMalloc returns 256-byte
+/// aligned memory, so head is 0 for a whole buffer, but the kernels accept any pointer.
+struct VectorSplit {
+    std::size_t head = 0;
+    std::size_t vectors = 0;
+    std::size_t tail_begin = 0;
+};
+
+__host__ __device__ inline VectorSplit split_for_vectors(const unsigned char* input,
+                                                         std::size_t n) {
+    VectorSplit split;
+    const std::size_t misalignment = reinterpret_cast<std::uintptr_t>(input) % 16;
+    split.head = misalignment ? 16 - misalignment : 0;
+    if (split.head > n) {
+        split.head = n;
+    }
+    split.vectors = (n - split.head) / 16;
+    split.tail_begin = split.head + split.vectors * 16;
+    return split;
+}
+
+/// Calls count(bin) for each counted byte of a 32-bit word (4 bytes, little-endian order).
+template <typename Bins, typename Count>
+__device__ __forceinline__ void count_word(unsigned word, Bins bins, Count&& count) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const unsigned c = (word >> (8 * k)) & 0xFFu;
+        if (bins.counts(c)) {
+            count(bins.bin(c));
+        }
+    }
+}
+
+/// count_word over the four words of a 16-byte vector.
+template <typename Bins, typename Count>
+__device__ __forceinline__ void count_vector(const uint4& v, Bins bins, Count&& count) {
+    count_word(v.x, bins, count);
+    count_word(v.y, bins, count);
+    count_word(v.z, bins, count);
+    count_word(v.w, bins, count);
+}
+
+/// The bytes the 16-byte loads do not cover (head and tail, at most 15 each), one per thread of
+/// the grid's first threads.
+template <typename Bins, typename Count>
+__device__ __forceinline__ void count_leftovers(const unsigned char* input, std::size_t n,
+                                                const VectorSplit& split, std::size_t thread,
+                                                Bins bins, Count&& count) {
+    if (thread < split.head) {
+        const unsigned c = input[thread];
+        if (bins.counts(c)) {
+            count(bins.bin(c));
+        }
+    }
+    if (split.tail_begin + thread < n) {
+        const unsigned c = input[split.tail_begin + thread];
+        if (bins.counts(c)) {
+            count(bins.bin(c));
+        }
+    }
+}
+
+}  // namespace histogram::detail

@@ -1,0 +1,96 @@
+// Stage 7 (beyond the book) - thread coarsening: stage 6 with four 16-byte loads in flight per
+// thread.
+//
+// Changed from stage 6: each pass of a thread's loop first issues kVectorsPerThread independent
+// 16-byte loads and only then counts their 64 bytes. In stage 6 a thread waits for one load,
+// counts 16 bytes (about a hundred instructions), then asks for the next: while it counts,
+// it has nothing in flight. To keep DRAM busy the SMs need roughly bandwidth x latency bytes
+// outstanding (about 3.35 TB/s x 0.6 us = 2 MB, some 15 KB per SM); with four loads per thread
+// that needs only a quarter of the warps waiting at any time. Prediction: a few percent at
+// most, and only if stage 6 is not yet at the bandwidth ceiling. What to look for: x prev.
+#include "device_common.cuh"
+
+namespace histogram {
+
+namespace {
+
+constexpr int kCopies = 32;
+constexpr int kVectorsPerThread = 4;
+
+template <typename Bins>
+__global__ void coarsened_kernel(const unsigned char* __restrict__ input, std::size_t n,
+                                 unsigned int* histo, int n_bins, Bins bins) {
+    extern __shared__ unsigned int copies_s[];  // [n_bins][kCopies], as in stage 6
+    for (int i = threadIdx.x; i < n_bins * kCopies; i += blockDim.x) {
+        copies_s[i] = 0;
+    }
+    __syncthreads();
+
+    const unsigned lane = threadIdx.x % kCopies;
+    unsigned int* const mine = copies_s + lane;
+    const auto count = [&](unsigned bin) { atomicAdd(&mine[bin * kCopies], 1u); };
+    const detail::VectorSplit split = detail::split_for_vectors(input, n);
+    const uint4* __restrict__ vectors = reinterpret_cast<const uint4*>(input + split.head);
+
+    // A block's tile is kVectorsPerThread x blockDim consecutive vectors; load j of thread t is
+    // vector j * blockDim + t of the tile, so each load of a warp still reads 512 adjacent bytes.
+    const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kVectorsPerThread;
+    for (std::size_t base = blockIdx.x * tile; base < split.vectors; base += gridDim.x * tile) {
+        if (base + tile <= split.vectors) {
+            uint4 loaded[kVectorsPerThread];
+#pragma unroll
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                loaded[j] = vectors[base + j * blockDim.x + threadIdx.x];
+            }
+#pragma unroll
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                detail::count_vector(loaded[j], bins, count);
+            }
+        } else {  // the last, partial tile
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                const std::size_t v = base + j * blockDim.x + threadIdx.x;
+                if (v < split.vectors) {
+                    detail::count_vector(vectors[v], bins, count);
+                }
+            }
+        }
+    }
+    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    detail::count_leftovers(input, n, split, thread, bins, count);
+    __syncthreads();
+
+    for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
+        unsigned int total = 0;
+        for (int k = 0; k < kCopies; ++k) {
+            total += copies_s[b * kCopies + (k + lane) % kCopies];
+        }
+        if (total != 0) {
+            atomicAdd(&histo[b], total);
+        }
+    }
+}
+
+}  // namespace
+
+LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream) {
+    detail::clear_histogram(args, stream);
+    LaunchShape shape{0, args.block};
+    if (args.n == 0) {
+        return shape;
+    }
+    const int n_bins = args.binning.bins();
+    const std::size_t shared = static_cast<std::size_t>(n_bins) * kCopies * sizeof(unsigned int);
+    const std::size_t vectors = detail::split_for_vectors(args.input, args.n).vectors;
+    const std::size_t tiles_of_one_thread = (vectors + kVectorsPerThread - 1) / kVectorsPerThread;
+    detail::with_bins(args.binning, [&](auto bins) {
+        const auto kernel = coarsened_kernel<decltype(bins)>;
+        shape.grid =
+            detail::resolve_grid(kernel, args.grid, args.block, shared, tiles_of_one_thread);
+        kernel<<<shape.grid, args.block, shared, stream>>>(args.input, args.n, args.histogram,
+                                                           n_bins, bins);
+        CT_CHECK_LAUNCH();
+    });
+    return shape;
+}
+
+}  // namespace histogram
