@@ -1,0 +1,154 @@
+// Chapter 6, streams: the same scenario sources compiled with the legacy default stream and with
+// `--default-stream per-thread`, run side by side; every kernel timed from inside with
+// %globaltimer, so the timelines below are measured, not drawn.
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "measurement.hpp"
+#include "streams.hpp"
+#include "streams_report.hpp"
+#include "timeline.hpp"
+
+namespace ct = cudatutorial;
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 6 - streams: the legacy and the per-thread default stream, with measured "
+        "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
+        "(from %globaltimer read inside the kernels)."};
+    ct::CommonOptions common;
+    common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
+    common.warmup = 2;
+    streams::ScenarioConfig config;
+    std::vector<int> scenarios;
+    std::string build = "both";
+    std::uint64_t n = config.n;
+    int width = 64;
+    std::string summary_csv;
+
+    app.add_option("--scenario", scenarios,
+                   "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
+                   "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
+                   "threads, 5 the concurrent-kernel limit (default: all)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, streams::kScenarioCount));
+    app.add_option("--build", build, "which compilation runs: legacy, per-thread or both")
+        ->check(CLI::IsMember({"legacy", "per-thread", "both"}))
+        ->capture_default_str();
+    app.add_option("--streams", config.streams,
+                   "N: created streams in scenario 3, host threads in scenario 4")
+        ->check(CLI::Range(2, 64))
+        ->capture_default_str();
+    app.add_option(
+           "--kernel-us", config.kernel_us,
+           "how long each worker kernel of scenarios 1-4 runs, in microseconds (it spins "
+           "on %globaltimer after writing its elements, so the time is the same on any GPU)")
+        ->check(CLI::Range(1.0, 1e6))
+        ->capture_default_str();
+    ct::add_size_option(app, "--n", n,
+                        "work size: elements each worker kernel writes and the program checks "
+                        "(1 to 2^20; a large n can make a kernel outlast --kernel-us)");
+    app.add_option("--probe-kernels", config.probe_kernels,
+                   "K: kernels (one stream each) in scenario 5")
+        ->check(CLI::Range(1, 2048))
+        ->capture_default_str();
+    app.add_option("--probe-us", config.probe_us,
+                   "how long each kernel of scenario 5 runs, in microseconds")
+        ->check(CLI::Range(1.0, 1e6))
+        ->capture_default_str();
+    app.add_option("--width", width, "columns of the text timelines")
+        ->check(CLI::Range(20, 400))
+        ->capture_default_str();
+    app.add_option("--summary-csv", summary_csv,
+                   "also write the summary table as CSV to FILE (--csv writes the timeline)");
+    ct::add_common_options(app, common);
+    app.get_option("--reps")->description(
+        "timed runs per scenario and build (median wall time reported, last run's timeline shown)");
+    app.get_option("--warmup")->description("untimed (but checked) runs before the timed ones");
+    app.get_option("--csv")->description(
+        "also write the timeline (one line per kernel) as CSV to FILE");
+    app.get_option("--json")->description(
+        "also write the summary table and every timeline as JSON to FILE");
+
+    return ct::run_program(app, argc, argv, [&] {
+        // Everything the options can get wrong is rejected here, before any GPU work.
+        ct::require_range(n, 1, std::uint64_t{1} << 20, "--n");
+        config.n = static_cast<std::uint32_t>(n);
+        if (common.flush_l2) {
+            throw ct::UsageError(
+                "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
+                "barely touch memory");
+        }
+        if (scenarios.empty()) {
+            for (int s = 1; s <= streams::kScenarioCount; ++s) {
+                scenarios.push_back(s);
+            }
+        }
+        std::sort(scenarios.begin(), scenarios.end());
+        scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
+        std::vector<streams::Build> builds;
+        if (build != "per-thread") {
+            builds.push_back(streams::Build::kLegacy);
+        }
+        if (build != "legacy") {
+            builds.push_back(streams::Build::kPerThread);
+        }
+
+        const ct::DeviceInfo device = ct::select_device(common.device);
+        config.device = common.device;
+        std::size_t largest = 0;
+        for (const int s : scenarios) {
+            largest = std::max(largest, streams::device_bytes(s, config));
+        }
+        ct::require_device_memory(largest, "the kernels' outputs");
+
+        ct::RunInfo info = ct::make_run_info(
+            "streams", "legacy vs per-thread default stream, measured with %globaltimer", device);
+        info.set("wall", "first kernel start to last kernel end (%globaltimer), ms");
+        info.set("kernel_us", ct::format_fixed(config.kernel_us, 1));
+        info.set("n", ct::describe_size(config.n));
+        info.set("streams", std::to_string(config.streams));
+        info.set("probe", std::to_string(config.probe_kernels) + " kernels of " +
+                              ct::format_fixed(config.probe_us, 1) + " us");
+        info.set("runs", std::to_string(common.warmup) + " warm-up + " +
+                             std::to_string(common.repetitions) + " timed");
+
+        std::cout << "== streams: " << info.title << " ==\n"
+                  << "GPU " << info.gpu_name << " (compute capability " << info.compute_capability
+                  << ", " << info.sm_count
+                  << " SMs, concurrent kernels: " << (device.concurrent_kernels ? "yes" : "no")
+                  << "), CUDA runtime " << info.cuda_runtime << ", driver " << info.cuda_driver
+                  << ", " << info.timestamp << "\nbuilds: ";
+        for (std::size_t b = 0; b < builds.size(); ++b) {
+            std::cout << (b ? "; " : "") << streams::build_name(builds[b]) << " - "
+                      << streams::default_stream_meaning(builds[b]);
+        }
+        std::cout << "\ntimes: %globaltimer read by each kernel's block at its start and end, in "
+                     "µs from the run's first kernel start\n\n";
+
+        ct::ResultTable table(info);
+        std::vector<streams::ScenarioMeasurement> all;
+        for (const int s : scenarios) {
+            std::vector<streams::ScenarioMeasurement> side_by_side;
+            for (const auto b : builds) {
+                side_by_side.push_back(
+                    streams::measure_scenario(b, s, config, common.warmup, common.repetitions));
+            }
+            streams::print_scenario(std::cout, side_by_side, width);
+            for (auto& m : side_by_side) {
+                table.add(streams::summary_row(m));
+                all.push_back(std::move(m));
+            }
+        }
+        table.print(std::cout);
+        streams::write_result_files(table, all, common.csv_path, common.json_path, summary_csv);
+        return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
+                                             : ct::ExitCode::kVerificationFailed);
+    });
+}

@@ -1,0 +1,105 @@
+#include "streams.hpp"
+
+#include <stdexcept>
+
+namespace streams {
+
+const char* build_name(Build build) {
+    return build == Build::kLegacy ? "legacy" : "per-thread";
+}
+
+const char* build_compile_flag(Build build) {
+    return build == Build::kLegacy ? "nvcc (default: --default-stream legacy)"
+                                   : "nvcc --default-stream per-thread";
+}
+
+const char* default_stream_meaning(Build build) {
+    return build == Build::kLegacy
+               ? "stream 0 is the legacy default stream: one per device, shared by all host "
+                 "threads, an implicit barrier for every blocking stream"
+               : "stream 0 is the calling host thread's own default stream, an ordinary blocking "
+                 "stream";
+}
+
+const char* role_name(Role role) {
+    return role == Role::kWorker ? "worker" : "dummy";
+}
+
+const char* stream_kind_name(StreamKind kind) {
+    switch (kind) {
+        case StreamKind::kLegacyDefault:
+            return "legacy default";
+        case StreamKind::kBlocking:
+            return "blocking";
+        case StreamKind::kNonBlocking:
+            return "non-blocking";
+    }
+    return "?";
+}
+
+const std::vector<ScenarioInfo>& scenario_list() {
+    static const std::vector<ScenarioInfo> list = {
+        {1, "created_default_created",
+         "a kernel in a created blocking stream s, one in the default stream, one more in s",
+         "the legacy default stream waits for s and s waits for it: k1, k2, k3 run one after "
+         "another",
+         "stream 0 is an ordinary stream of this thread: k2 may overlap k1 and k3 (which share s)"},
+        {2, "non_blocking_stream", "the same with s created cudaStreamNonBlocking",
+         "a non-blocking stream ignores the legacy stream's barrier: k2 may overlap k1 and k3",
+         "as in scenario 1: k2 may overlap k1 and k3"},
+        {3, "default_stream_between",
+         "N blocking streams with a worker each, a dummy kernel in the default stream after each "
+         "launch",
+         "each dummy waits for the workers before it and the workers after it wait for the dummy: "
+         "the workers run one at a time",
+         "the dummies go to this thread's own default stream, which orders nothing else: all "
+         "workers may run at once"},
+        {4, "host_threads",
+         "N host threads, each launching a worker in the default stream and synchronizing it",
+         "all threads share the one legacy default stream: the workers run one at a time",
+         "each thread has its own default stream: all workers may run at once"},
+        {5, "concurrency_limit",
+         "K blocking streams with one long single-block kernel each: how many run at once?",
+         "nothing orders them; the device's limit on resident grids decides",
+         "nothing orders them; the device's limit on resident grids decides"},
+    };
+    return list;
+}
+
+const ScenarioInfo& scenario_info(int id) {
+    if (id < 1 || id > kScenarioCount) {
+        throw std::out_of_range("no scenario " + std::to_string(id) + " (1 to " +
+                                std::to_string(kScenarioCount) + ")");
+    }
+    return scenario_list()[static_cast<std::size_t>(id - 1)];
+}
+
+int kernel_count(int scenario, const ScenarioConfig& config) {
+    switch (scenario) {
+        case 1:
+        case 2:
+            return 3;
+        case 3:
+            return 2 * config.streams;
+        case 4:
+            return config.streams;
+        case 5:
+            return config.probe_kernels;
+        default:
+            throw std::out_of_range("no scenario " + std::to_string(scenario));
+    }
+}
+
+std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
+    const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
+    constexpr std::size_t kTimesBytes = 24;  // KernelTimes in scenario_kit.cuh
+    return kernels * (static_cast<std::size_t>(config.n) * sizeof(std::uint32_t) + kTimesBytes);
+}
+
+ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config) {
+    scenario_info(scenario);  // throws on a bad id
+    return build == Build::kLegacy ? legacy::run_scenario(scenario, config)
+                                   : per_thread::run_scenario(scenario, config);
+}
+
+}  // namespace streams
