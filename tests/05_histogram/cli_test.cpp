@@ -1,0 +1,61 @@
+// The executable rejects bad options and unreadable inputs with a message and exit code 2,
+// before it touches the GPU (so these run without one).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+using cudatutorial::testing::run_process;
+
+TEST(HistogramCli, BadOptionsExitWithTwoAndAMessage) {
+    const std::string dir = HISTOGRAM_TEST_DIR;
+    const std::vector<std::string> bad = {"--no-such-option",
+                                          "--bins words",
+                                          "--bin-width 0",
+                                          "--bin-width 27",
+                                          "--bins bytes --bin-width 4",
+                                          "--dist zipf",
+                                          "--input /no/such/file.txt",
+                                          "--input " + dir,
+                                          "--input " + dir + "/CMakeLists.txt --dist uniform",
+                                          "--input " + dir + "/CMakeLists.txt --n 100",
+                                          "--n -1",
+                                          "--n 2^33",
+                                          "--n lots",
+                                          "--block 100",
+                                          "--block 0",
+                                          "--grid -1",
+                                          "--stage 99",
+                                          "--stage 1,nope",
+                                          "--slow-reps 0",
+                                          "--reps 0"};
+    for (const std::string& args : bad) {
+        SCOPED_TRACE(args);
+        const auto result = run_process(std::string(HISTOGRAM_BIN) + " " + args);
+        EXPECT_EQ(result.exit_code, 2) << result.output;
+        EXPECT_FALSE(result.output.empty());
+    }
+}
+
+TEST(HistogramCli, AMissingFileIsNamedInTheMessage) {
+    const auto result = run_process(std::string(HISTOGRAM_BIN) + " --input /no/such/file.txt");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.output.find("/no/such/file.txt"), std::string::npos) << result.output;
+}
+
+TEST(HistogramCli, BlockSizesAboveTheDeviceLimitNeedTheDevice) {
+    // 2048 is a power of two, so only the device can refuse it: 2 with a GPU, 3 without one.
+    const auto result = run_process(std::string(HISTOGRAM_BIN) + " --block 2048 --n 1000");
+    EXPECT_TRUE(result.exit_code == 2 || result.exit_code == 3) << result.output;
+}
+
+TEST(HistogramCli, HelpListsTheOptions) {
+    const auto result = run_process(std::string(HISTOGRAM_BIN) + " --help");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    for (const char* option : {"--bins", "--bin-width", "--input", "--dist", "--n", "--stage",
+                               "--block", "--grid", "--reps", "--json"}) {
+        EXPECT_NE(result.output.find(option), std::string::npos) << option;
+    }
+}

@@ -1,0 +1,207 @@
+// Every kernel of Chapter 5 against the CPU reference, bin by bin, with the output poisoned
+// before each run and run twice (a second run must not add to the first). Skipped without a GPU.
+// CT_SANITIZE (scripts/sanitize.sh) selects small sizes: compute-sanitizer is ~100x slower.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "gpu_test.hpp"
+#include "histogram.hpp"
+#include "process.hpp"
+
+namespace ct = cudatutorial;
+namespace hg = histogram;
+
+namespace {
+
+bool sanitizing() {
+    return std::getenv("CT_SANITIZE") != nullptr;
+}
+
+struct Shape {
+    int block;
+    int grid;  // 0 = automatic
+};
+
+std::vector<std::size_t> test_sizes() {
+    if (sanitizing()) {
+        return {0, 1, 15, 16, 17, 1000, (1u << 16) + 3};
+    }
+    return {0, 1, 15, 16, 17, 1000, (1u << 20) + 3, 1u << 24};
+}
+
+std::vector<hg::Binning> test_binnings() {
+    return {hg::Binning::letters(1), hg::Binning::letters(4), hg::Binning::letters(26),
+            hg::Binning::bytes()};
+}
+
+// Small inputs try many launch shapes (grids smaller than the work, a single block, the
+// smallest and largest blocks); large ones two, to keep the suite fast.
+std::vector<Shape> test_shapes(std::size_t n) {
+    if (n <= 1000 || (sanitizing() && n <= (1u << 16) + 3)) {
+        return {{256, 0}, {32, 1}, {1024, 3}, {64, 0}, {128, 1000}};
+    }
+    return {{256, 0}, {64, 5}};
+}
+
+std::string describe(const hg::Stage& stage, const Shape& shape) {
+    return "stage " + stage.id + " (" + stage.name + "), block " + std::to_string(shape.block) +
+           ", grid " + (shape.grid ? std::to_string(shape.grid) : std::string("auto"));
+}
+
+// Launches `stage` twice on poisoned output and compares each result with `expected`.
+void expect_matches(const hg::Stage& stage, const unsigned char* d_input, std::size_t n,
+                    const hg::Binning& binning, const Shape& shape, const hg::Histogram& expected,
+                    ct::DeviceBuffer<unsigned int>& d_histogram, hg::Workspace& workspace) {
+    SCOPED_TRACE(describe(stage, shape));
+    const hg::StageArgs args{d_input,     n,          d_histogram.data(), binning,
+                             shape.block, shape.grid, &workspace};
+    d_histogram.fill_bytes(0xff);
+    stage.launch(args, nullptr);
+    CT_CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned int> result(static_cast<std::size_t>(binning.bins()));
+    d_histogram.copy_to_host(result.data(), result.size());
+    const hg::Comparison first = hg::compare_histograms(expected, result, binning);
+    EXPECT_TRUE(first.equal) << first.detail;
+
+    stage.launch(args, nullptr);  // no poison: a kernel that does not clear its output adds up
+    CT_CHECK(cudaDeviceSynchronize());
+    d_histogram.copy_to_host(result.data(), result.size());
+    const hg::Comparison second = hg::compare_histograms(expected, result, binning);
+    EXPECT_TRUE(second.equal) << "second run: " << second.detail;
+}
+
+// Every stage except the race demonstration, every binning and shape, on one device input.
+void check_every_stage(const std::vector<unsigned char>& host, const unsigned char* d_input,
+                       hg::Workspace& workspace) {
+    ct::DeviceBuffer<unsigned int> d_histogram(256);
+    for (const hg::Binning& binning : test_binnings()) {
+        SCOPED_TRACE(binning.describe());
+        const hg::Histogram expected = hg::reference_histogram(host, binning);
+        for (const hg::Stage& stage : hg::stages()) {
+            if (stage.bug_demo) {
+                continue;
+            }
+            for (const Shape& shape : test_shapes(host.size())) {
+                expect_matches(stage, d_input, host.size(), binning, shape, expected, d_histogram,
+                               workspace);
+                if (stage.baseline) {
+                    break;  // CUB chooses its own launch shape
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST(HistogramGpu, EveryStageMatchesTheReference) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    hg::Workspace workspace;
+    for (const std::size_t n : test_sizes()) {
+        for (const hg::Distribution distribution : hg::all_distributions()) {
+            SCOPED_TRACE("n " + std::to_string(n) + ", " + hg::distribution_name(distribution));
+            const auto host = hg::generate_input(distribution, n, 1234 + n);
+            const ct::DeviceBuffer<unsigned char> d_input(host);
+            check_every_stage(host, d_input.data(), workspace);
+        }
+    }
+}
+
+TEST(HistogramGpu, TheRepositoryReadme) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    const auto host = hg::read_input_file(HISTOGRAM_REPO_README);
+    ASSERT_GT(host.size(), 1000u);
+    const ct::DeviceBuffer<unsigned char> d_input(host);
+    hg::Workspace workspace;
+    check_every_stage(host, d_input.data(), workspace);
+}
+
+TEST(HistogramGpu, UnalignedInputs) {
+    // The 16-byte-load stages read a head and a tail byte by byte around the aligned vectors.
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    hg::Workspace workspace;
+    ct::DeviceBuffer<unsigned int> d_histogram(256);
+    const auto host = hg::generate_input(hg::Distribution::kRandomBytes, 5000, 99);
+    const ct::DeviceBuffer<unsigned char> d_buffer(host);
+    for (std::size_t offset = 1; offset < 16; ++offset) {
+        for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{14},
+                                    std::size_t{15}, std::size_t{33}, std::size_t{4000}}) {
+            SCOPED_TRACE("offset " + std::to_string(offset) + ", n " + std::to_string(n));
+            const std::vector<unsigned char> slice(host.begin() + static_cast<long>(offset),
+                                                   host.begin() + static_cast<long>(offset + n));
+            for (const hg::Binning& binning : {hg::Binning::letters(4), hg::Binning::bytes()}) {
+                const hg::Histogram expected = hg::reference_histogram(slice, binning);
+                for (const hg::Stage& stage : hg::stages()) {
+                    if (!stage.bug_demo) {
+                        expect_matches(stage, d_buffer.data() + offset, n, binning, {64, 0},
+                                       expected, d_histogram, workspace);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(HistogramGpu, AtomicLatencyProbeGivesPlausibleFigures) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    const hg::AtomicLatency latency = hg::measure_atomic_latency(sanitizing() ? 16 : 1024);
+    EXPECT_GT(latency.same_address_ns, 1.0);
+    EXPECT_LT(latency.same_address_ns, 100000.0);
+    EXPECT_GT(latency.scattered_ns, 1.0);
+    EXPECT_GT(latency.same_address_cycles, 1.0);
+    EXPECT_GT(latency.scattered_bytes, 0u);
+}
+
+// The labelled race: its only check is that the count it reports as lost is the reference total
+// minus its own total. Racecheck skips it (BugDemo): it races on purpose.
+TEST(HistogramBugDemo, ReportedLossIsReferenceTotalMinusItsTotal) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    const hg::Stage* race = hg::find_stage("race");
+    ASSERT_NE(race, nullptr);
+    ASSERT_TRUE(race->bug_demo);
+    hg::Workspace workspace;
+    ct::DeviceBuffer<unsigned int> d_histogram(256);
+    for (const hg::Distribution distribution :
+         {hg::Distribution::kUniform, hg::Distribution::kOneLetter}) {
+        const auto host = hg::generate_input(distribution, (1u << 20) + 3, 5);
+        const ct::DeviceBuffer<unsigned char> d_input(host);
+        for (const hg::Binning& binning : {hg::Binning::letters(4), hg::Binning::bytes()}) {
+            SCOPED_TRACE(hg::distribution_name(distribution) + ", " + binning.describe());
+            const hg::Histogram expected = hg::reference_histogram(host, binning);
+            d_histogram.fill_bytes(0xff);
+            race->launch(
+                {d_input.data(), host.size(), d_histogram.data(), binning, 256, 0, &workspace},
+                nullptr);
+            CT_CHECK(cudaDeviceSynchronize());
+            hg::Histogram result(static_cast<std::size_t>(binning.bins()));
+            d_histogram.copy_to_host(result.data(), result.size());
+            const hg::Comparison comparison = hg::compare_histograms(expected, result, binning);
+            EXPECT_EQ(comparison.counts_lost,
+                      static_cast<std::int64_t>(hg::total_count(expected)) -
+                          static_cast<std::int64_t>(hg::total_count(result)));
+        }
+    }
+}
+
+TEST(HistogramBugDemo, TheRaceRowNeverFailsTheProgram) {
+    CT_REQUIRE_GPU();
+    const auto result = cudatutorial::testing::run_process(
+        std::string(HISTOGRAM_BIN) + " --n 2^20 --dist one-letter --stage 3,race --reps 2");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("FAIL (expected)"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("race demonstration"), std::string::npos) << result.output;
+}
