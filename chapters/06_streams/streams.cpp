@@ -9,7 +9,7 @@ const char* build_name(Build build) {
 }
 
 const char* build_compile_flag(Build build) {
-    return build == Build::kLegacy ? "nvcc (default: --default-stream legacy)"
+    return build == Build::kLegacy ? "nvcc's default, --default-stream legacy"
                                    : "nvcc --default-stream per-thread";
 }
 

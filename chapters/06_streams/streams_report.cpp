@@ -105,7 +105,8 @@ void print_scenario(std::ostream& out, const std::vector<ScenarioMeasurement>& b
         most_at_once = std::max(most_at_once, m.shown_summary.max_concurrent);
     }
     for (const auto& m : builds) {
-        out << build_name(m.build) << " build (" << build_compile_flag(m.build) << ")\n";
+        out << build_name(m.build) << " build, compiled with " << build_compile_flag(m.build)
+            << "\n";
         out << "  rule: " << rule_for(info, m.build) << "\n";
         if (info.id == 5) {
             out << render_concurrency_profile(m.shown.kernels, axis.span_ns, 16, most_at_once,
