@@ -122,6 +122,11 @@ struct Workspace {
     cudatutorial::DeviceBuffer<unsigned char> cub_temp;  ///< CUB's temporary storage
     cudatutorial::DeviceBuffer<int> cub_levels;          ///< bin boundaries for HistogramRange
     std::vector<int> cub_levels_host;                    ///< what cub_levels holds
+    /// CUB's temporary-storage size for (n, binning), queried once: a query costs host time,
+    /// and host time before a launch shows up in the timed interval.
+    std::size_t cub_query_n = 0;
+    int cub_query_bins = -1;
+    std::size_t cub_temp_bytes = 0;
 };
 
 /// Everything a stage's launch needs.

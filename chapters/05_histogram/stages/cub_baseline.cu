@@ -56,15 +56,23 @@ LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream) {
                                                     levels, workspace.cub_levels.data(), samples,
                                                     stream);
     };
-    std::size_t temp_bytes = 0;
-    CT_CHECK(call(nullptr, temp_bytes));  // a size query: no device work
-    // Never hand CUB a null pointer for real work: null means "only tell me the size", and the
-    // histogram would silently stay uncleared. Allocate at least one byte.
-    if (workspace.cub_temp.size() < std::max<std::size_t>(temp_bytes, 1)) {
-        workspace.cub_temp =
-            cudatutorial::DeviceBuffer<unsigned char>(std::max<std::size_t>(temp_bytes, 1));
+    // Ask CUB for its temporary-storage size once per problem (a size query does no device
+    // work), and never hand it a null pointer for real work: null means "only tell me the
+    // size", and the histogram would silently stay uncleared. Allocate at least one byte.
+    const int key_bins = args.binning.kind == Binning::Kind::kBytes ? 256 : -args.binning.width;
+    if (workspace.cub_query_n != args.n || workspace.cub_query_bins != key_bins ||
+        workspace.cub_temp.empty()) {
+        std::size_t needed = 0;
+        CT_CHECK(call(nullptr, needed));
+        workspace.cub_query_n = args.n;
+        workspace.cub_query_bins = key_bins;
+        workspace.cub_temp_bytes = std::max<std::size_t>(needed, 1);
+        if (workspace.cub_temp.size() < workspace.cub_temp_bytes) {
+            workspace.cub_temp =
+                cudatutorial::DeviceBuffer<unsigned char>(workspace.cub_temp_bytes);
+        }
     }
-    temp_bytes = workspace.cub_temp.size();
+    std::size_t temp_bytes = workspace.cub_temp_bytes;
     CT_CHECK(call(workspace.cub_temp.data(), temp_bytes));
     CT_CHECK_LAUNCH();
     return LaunchShape{0, 0};

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "bin_math.hpp"
 #include "cudatutorial/check.hpp"
@@ -38,27 +41,41 @@ void with_bins(const Binning& binning, Body&& body) {
     }
 }
 
-/// Streaming multiprocessors of the current device.
-inline int sm_count() {
+/// Resident blocks per SM times SMs for `kernel` at this block size and shared memory, on the
+/// current device. Cached: the occupancy calculator costs host time, and host time spent before
+/// the launch shows up in the timed interval (the start event is already recorded).
+template <typename Kernel>
+std::size_t blocks_filling_the_gpu(Kernel kernel, int block, std::size_t shared_bytes) {
+    using Key = std::tuple<const void*, int, std::size_t, int>;
+    static std::map<Key, std::size_t> cache;
+    static std::mutex mutex;
     int device = 0;
-    int count = 0;
     CT_CHECK(cudaGetDevice(&device));
-    CT_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-    return count;
+    const Key key{reinterpret_cast<const void*>(kernel), block, shared_bytes, device};
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache.find(key);
+    if (found != cache.end()) {
+        return found->second;
+    }
+    int per_sm = 0;
+    int sms = 0;
+    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared_bytes));
+    CT_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const std::size_t fill = static_cast<std::size_t>(std::max(per_sm, 1)) * sms;
+    cache.emplace(key, fill);
+    return fill;
 }
 
 /// The grid of a grid-stride kernel: the requested one, or else as many blocks as fit on the GPU
-/// at once (SMs x resident blocks per SM, from the occupancy calculator), but no more blocks
-/// than it takes to give every thread at least one of `work_items`. Never 0.
+/// at once (SMs x resident blocks per SM), but no more blocks than it takes to give every
+/// thread at least one of `work_items`. Never 0.
 template <typename Kernel>
 int resolve_grid(Kernel kernel, int requested, int block, std::size_t shared_bytes,
                  std::size_t work_items) {
     if (requested > 0) {
         return requested;
     }
-    int per_sm = 0;
-    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, shared_bytes));
-    const std::size_t fill = static_cast<std::size_t>(std::max(per_sm, 1)) * sm_count();
+    const std::size_t fill = blocks_filling_the_gpu(kernel, block, shared_bytes);
     const std::size_t needed = (work_items + block - 1) / block;
     return static_cast<int>(std::max<std::size_t>(1, std::min(fill, needed)));
 }
