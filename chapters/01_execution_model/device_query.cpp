@@ -9,7 +9,7 @@ namespace ct = cudatutorial;
 std::vector<QueryLine> device_query_lines(const ct::DeviceInfo& d) {
     const auto bytes = [](double b) { return ct::format_bytes(b); };
     const auto number = [](long long v) { return std::to_string(v); };
-    const auto dims = [](const int (&v)[3]) {
+    const auto dims = [](const int(&v)[3]) {
         return std::to_string(v[0]) + " x " + std::to_string(v[1]) + " x " + std::to_string(v[2]);
     };
     const auto known = [](int v, const std::string& text) { return v > 0 ? text : "unknown"; };
@@ -24,6 +24,8 @@ std::vector<QueryLine> device_query_lines(const ct::DeviceInfo& d) {
         {"max threads per SM", number(d.max_threads_per_sm), ""},
         {"max warps per SM", number(d.max_warps_per_sm), "threads per SM / warp size"},
         {"max blocks per SM", number(d.max_blocks_per_sm), ""},
+        {"FP32 cores per SM", "unknown",
+         "the runtime does not report it; the latency section measures FMAs per cycle instead"},
         {"shared memory per block", bytes(static_cast<double>(d.shared_mem_per_block)),
          "default limit"},
         {"shared memory per block (opt-in)",
@@ -40,7 +42,8 @@ std::vector<QueryLine> device_query_lines(const ct::DeviceInfo& d) {
         {"memory clock",
          known(d.memory_clock_khz, ct::format_fixed(d.memory_clock_khz / 1e3, 0) + " MHz"),
          "cudaDevAttrMemoryClockRate"},
-        {"memory bus width", known(d.memory_bus_width_bits, number(d.memory_bus_width_bits) + " bit"),
+        {"memory bus width",
+         known(d.memory_bus_width_bits, number(d.memory_bus_width_bits) + " bit"),
          "cudaDevAttrGlobalMemoryBusWidth"},
         {"theoretical DRAM bandwidth",
          known(d.memory_clock_khz * d.memory_bus_width_bits > 0 ? 1 : 0,

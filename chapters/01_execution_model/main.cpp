@@ -1,28 +1,335 @@
-// Chapter 1, the execution model: what this GPU is, read from the runtime.
+// Chapter 1, the execution model: what this GPU is (device query), how blocks become warps,
+// how much parallelism hides latency (Little's law), how many warps fit (occupancy), and what
+// the block shape does to a memory-bound kernel (the 2D matrix-sum sweep).
+#include <algorithm>
 #include <iostream>
+#include <limits>
+#include <utility>
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
+#include "cudatutorial/data.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
-#include "device_query.hpp"
+#include "execution_model.hpp"
 
 namespace ct = cudatutorial;
+namespace em = execution_model;
+
+namespace {
+
+const std::vector<std::string> kSections = {"query", "warps", "latency", "occupancy", "sweep"};
+
+void print_device_query(const ct::DeviceInfo& info) {
+    std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
+    for (const auto& line : em::device_query_lines(info)) {
+        cells.push_back({line.property, line.value, line.note});
+    }
+    std::cout << "== Device query ==\n";
+    ct::print_aligned(std::cout, cells, {0, 1, 2});
+}
+
+std::string segment_text(const em::WarpSegment& s, const em::BlockShape& block) {
+    std::string text = "x " + std::to_string(s.x_begin) +
+                       (s.x_end - s.x_begin > 1 ? ".." + std::to_string(s.x_end - 1) : "");
+    if (block.y > 1 || block.z > 1) {
+        text += " @ y " + std::to_string(s.y);
+    }
+    if (block.z > 1) {
+        text += ", z " + std::to_string(s.z);
+    }
+    return text;
+}
+
+void print_warps(const em::BlockShape& block, const ct::DeviceInfo* device) {
+    const int warp_size = device ? device->warp_size : 32;
+    const em::WarpCount count = em::warps_per_block(block, warp_size);
+    const std::string w = std::to_string(warp_size);
+    std::cout << "== Warps per block: block " << block.to_string() << " ==\n"
+              << "threads per block      = " << block.x << " x " << block.y << " x " << block.z
+              << " = " << count.threads << "\n"
+              << "warps per block        = ceil(" << count.threads << " / " << w
+              << ") = " << count.warps << "\n"
+              << "thread slots allocated = " << count.warps << " x " << w << " = " << count.slots
+              << "\n"
+              << "idle lanes             = " << count.slots << " - " << count.threads << " = "
+              << count.idle_lanes
+              << (count.idle_lanes ? " (in the last warp: they hold registers but never run)" : "")
+              << "\n"
+              << "linear thread index    = threadIdx.z * " << block.y << " * " << block.x
+              << " + threadIdx.y * " << block.x
+              << " + threadIdx.x   (z * Dy * Dx + y * Dx + x; warp w = linear indices " << w
+              << "w .. " << w << "w + " << warp_size - 1 << ")\n\n";
+
+    const auto map = em::warp_map(block, warp_size);
+    std::vector<std::vector<std::string>> cells = {{"warp", "lanes used", "threads it holds"}};
+    const std::size_t shown_head = 8;
+    for (std::size_t wi = 0; wi < map.size(); ++wi) {
+        if (map.size() > shown_head + 1 && wi == shown_head) {
+            cells.push_back(
+                {"...", "", std::to_string(map.size() - shown_head - 1) + " more warps"});
+            wi = map.size() - 1;
+        }
+        int used = 0;
+        std::string text;
+        for (const auto& segment : map[wi]) {
+            used += segment.x_end - segment.x_begin;
+            text += (text.empty() ? "" : " + ") + segment_text(segment, block);
+        }
+        if (used < warp_size) {
+            text += "  (" + std::to_string(warp_size - used) + " lanes idle)";
+        }
+        cells.push_back({std::to_string(wi), std::to_string(used) + "/" + w, text});
+    }
+    ct::print_aligned(std::cout, cells, {0, 1, 2});
+    if (device) {
+        const auto records = em::record_lanes_on_gpu(block);
+        std::string mismatch;
+        const bool ok = em::lanes_match_linearization(block, records, warp_size, &mismatch);
+        std::cout << "\nchecked on the GPU: every thread's %laneid = linear index mod " << w
+                  << ", and lane 0 of its warp = linear index - lane: "
+                  << (ok ? "yes" : "NO - " + mismatch) << "\n";
+    }
+}
+
+std::string fixed(double value, int decimals) {
+    return ct::format_fixed(value, decimals);
+}
+
+std::string thousands(double value) {
+    if (value >= 1e6) {
+        return fixed(value / 1e6, 2) + " M";
+    }
+    if (value >= 1e4) {
+        return fixed(value / 1e3, 1) + " k";
+    }
+    return fixed(value, 0);
+}
+
+void print_latency(const ct::DeviceInfo& info) {
+    const em::ProbeResults probe = em::run_latency_probes(info);
+    const double clock_ghz = info.sm_clock_khz / 1e6;
+    const double bandwidth = info.theoretical_bandwidth_gbs();
+    // The textbook's figures (Fermi/Kepler era), shown next to the measured ones.
+    constexpr double kBookArithmeticLatency = 20;
+    constexpr double kBookMemoryLatency = 800;
+
+    std::cout << "== Latency hiding: Little's law, parallelism needed = latency x throughput ==\n";
+    std::vector<std::vector<std::string>> inputs = {{"input", "value", "source"}};
+    inputs.push_back({"SM clock", clock_ghz > 0 ? fixed(clock_ghz * 1e3, 0) + " MHz" : "unknown",
+                      "cudaDevAttrClockRate (the maximum clock)"});
+    inputs.push_back({"DRAM bandwidth", fixed(bandwidth, 0) + " GB/s",
+                      "2 x memory clock x bus width / 8 (device attributes)"});
+    inputs.push_back({"DRAM bytes per SM cycle",
+                      fixed(em::bytes_per_cycle(bandwidth, clock_ghz), 0) + " B/cycle",
+                      "bandwidth / SM clock (the whole GPU)"});
+    inputs.push_back({"SMs", std::to_string(info.sm_count), "device query"});
+    inputs.push_back({"FP32 FMA latency", fixed(probe.fma_latency_cycles, 1) + " cycles",
+                      "MEASURED here: one thread, a chain of dependent FMAs, clock64()"});
+    inputs.push_back({"FP32 FMAs per cycle per SM", fixed(probe.fma_per_cycle_per_sm, 1),
+                      "MEASURED here: every SM full, 8 independent FMA chains per thread"});
+    inputs.push_back({"DRAM load latency", fixed(probe.dram_latency_cycles, 0) + " cycles",
+                      "MEASURED here: pointer chase, " +
+                          ct::format_bytes(static_cast<double>(probe.chase_bytes)) + ", " +
+                          std::to_string(probe.chase_hops) + " dependent loads, L2 flushed"});
+    inputs.push_back({"textbook latencies", "20 / 800 cycles",
+                      "ASSUMED by the textbook (Fermi/Kepler): arithmetic 10-20, global memory "
+                      "400-800 cycles"});
+    ct::print_aligned(std::cout, inputs, {0, 1, 2});
+
+    std::cout << "\nArithmetic: FMAs in flight per SM = latency x FMAs per cycle per SM; warps = "
+                 "FMAs / "
+              << info.warp_size << " (one independent FMA per thread)\n";
+    std::vector<std::vector<std::string>> arithmetic = {
+        {"latency from", "latency", "x FMAs/cycle/SM", "= FMAs in flight/SM", "= warps/SM",
+         "of max " + std::to_string(info.max_warps_per_sm)}};
+    for (const auto& [label, latency] :
+         {std::pair<std::string, double>{"measured", probe.fma_latency_cycles},
+          std::pair<std::string, double>{"textbook (assumed)", kBookArithmeticLatency}}) {
+        const auto p =
+            em::arithmetic_parallelism(latency, probe.fma_per_cycle_per_sm, info.warp_size);
+        arithmetic.push_back({label, fixed(latency, 1), fixed(probe.fma_per_cycle_per_sm, 1),
+                              fixed(p.operations_in_flight, 0), fixed(p.warps_per_sm, 1),
+                              fixed(100.0 * p.warps_per_sm / info.max_warps_per_sm, 0) + "%"});
+    }
+    ct::print_aligned(std::cout, arithmetic, {0});
+
+    std::cout << "\nMemory: bytes in flight (whole GPU) = latency x bytes per cycle; threads = "
+                 "bytes / bytes each thread has in flight\n";
+    std::vector<std::vector<std::string>> memory = {
+        {"latency from", "latency", "x B/cycle", "= bytes in flight", "bytes/thread", "threads",
+         "warps", "warps/SM", "of max " + std::to_string(info.max_warps_per_sm)}};
+    for (const auto& [label, latency] :
+         {std::pair<std::string, double>{"measured", probe.dram_latency_cycles},
+          std::pair<std::string, double>{"textbook (assumed)", kBookMemoryLatency}}) {
+        for (const double bytes_per_thread : {4.0, 16.0}) {
+            const auto p = em::memory_parallelism(latency, bandwidth, clock_ghz, bytes_per_thread,
+                                                  info.sm_count, info.warp_size);
+            memory.push_back({label, fixed(latency, 0), fixed(p.bytes_per_cycle, 0),
+                              ct::format_bytes(p.bytes_in_flight), fixed(bytes_per_thread, 0),
+                              thousands(p.threads), thousands(p.warps), fixed(p.warps_per_sm, 1),
+                              fixed(100.0 * p.warps_per_sm / info.max_warps_per_sm, 0) + "%"});
+        }
+    }
+    ct::print_aligned(std::cout, memory, {0});
+    const auto four = em::memory_parallelism(probe.dram_latency_cycles, bandwidth, clock_ghz, 4.0,
+                                             info.sm_count, info.warp_size);
+    std::cout << "\nWith the measured latency, one 4-byte load in flight per thread needs "
+              << fixed(four.warps_per_sm, 0) << " warps per SM; an SM holds at most "
+              << info.max_warps_per_sm << ".\n"
+              << (four.warps_per_sm > info.max_warps_per_sm
+                      ? "Occupancy alone cannot hide DRAM latency here: each thread needs more "
+                        "bytes in flight (16-byte loads, several independent loads: ILP).\n"
+                      : "Full occupancy with one 4-byte load per thread is enough here.\n");
+}
+
+void print_occupancy(const std::vector<em::BlockShape>& shapes, const ct::DeviceInfo& info) {
+    const em::KernelResources r = em::matrix_sum_resources();
+    std::cout << "== Theoretical occupancy of sum_matrix_2d "
+                 "(cudaOccupancyMaxActiveBlocksPerMultiprocessor) ==\n"
+              << "kernel: " << r.registers_per_thread << " registers per thread, "
+              << r.static_shared_bytes << " B static shared memory (+ " << r.reserved_shared_bytes
+              << " B reserved per block)\n"
+              << "SM limits: " << info.max_warps_per_sm << " warps, " << info.max_blocks_per_sm
+              << " blocks, " << info.registers_per_sm << " registers, "
+              << ct::format_bytes(static_cast<double>(info.shared_mem_per_sm)) << " shared memory\n"
+              << "occupancy = active warps per SM / " << info.max_warps_per_sm
+              << "; blocks per SM allowed by each resource on its own, the smallest wins\n\n";
+    std::vector<std::vector<std::string>> cells = {
+        {"block", "threads", "warps", "by warps", "by blocks", "by registers", "by shared mem",
+         "active blocks", "active warps", "occupancy", "limited by"}};
+    const auto limit_text = [](int v) {
+        return v == std::numeric_limits<int>::max() ? std::string("-") : std::to_string(v);
+    };
+    for (const auto& shape : shapes) {
+        const em::Occupancy o = em::matrix_sum_occupancy(shape, info);
+        const auto warps = em::warps_per_block(shape, info.warp_size).warps;
+        if (!o.launchable) {
+            cells.push_back({shape.to_string(), std::to_string(shape.threads()),
+                             std::to_string(warps), "-", "-", "-", "-", "-", "-", "-",
+                             "not launchable: " + o.why_not});
+            continue;
+        }
+        cells.push_back({shape.to_string(), std::to_string(shape.threads()), std::to_string(warps),
+                         limit_text(o.limits.by_warps), limit_text(o.limits.by_blocks),
+                         limit_text(o.limits.by_registers), limit_text(o.limits.by_shared_memory),
+                         std::to_string(o.active_blocks_per_sm),
+                         std::to_string(o.active_warps_per_sm), fixed(o.percent, 1) + "%",
+                         o.limited_by});
+    }
+    ct::print_aligned(std::cout, cells, {0, 10});
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Chapter 1 - the CUDA execution model: device query"};
-    int device = 0;
-    app.add_option("--device", device, "CUDA device ordinal")
-        ->check(CLI::Range(0, 1023))
+    CLI::App app{
+        "Chapter 1 - the CUDA execution model: device query, warps per block, latency hiding "
+        "(Little's law), occupancy, and the 2D matrix-sum block-shape sweep"};
+    ct::CommonOptions common;
+    ct::add_common_options(app, common);
+    std::string block_shape_text = "40,2";
+    app.add_option("--block-shape", block_shape_text,
+                   "block shape X,Y,Z (or XxY) for the warps section; the textbook's 40 x 2 "
+                   "example by default")
         ->capture_default_str();
+    std::uint64_t nx = 1 << 14;
+    std::uint64_t ny = 1 << 14;
+    ct::add_size_option(app, "--nx", nx, "matrix columns (floats per row)");
+    ct::add_size_option(app, "--ny", ny, "matrix rows");
+    std::vector<std::string> block_items;
+    app.add_option("--blocks", block_items,
+                   "block shapes for the sweep, e.g. 32x32,128x2 (default: the textbook's 15, "
+                   "(32,32) ... (256,8))")
+        ->delimiter(',');
+    std::vector<std::string> sections;
+    app.add_option("--section", sections,
+                   "run only these sections: query, warps, latency, occupancy, sweep "
+                   "(default: all)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(kSections));
+    std::uint64_t seed = ct::kDefaultSeed;
+    app.add_option("--seed", seed, "seed of the random matrices")->capture_default_str();
+    bool profile_help = false;
+    app.add_flag("--profile-help", profile_help,
+                 "print the Nsight Compute (ncu) commands that replace the textbook's nvprof "
+                 "metrics, and exit");
+
     return ct::run_program(app, argc, argv, [&] {
-        const ct::DeviceInfo info = ct::select_device(device);
-        std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
-        for (const auto& line : execution_model::device_query_lines(info)) {
-            cells.push_back({line.property, line.value, line.note});
+        if (profile_help) {
+            std::cout << em::profiling_help(argc > 0 ? argv[0] : "execution_model");
+            return ct::to_int(ct::ExitCode::kSuccess);
         }
-        std::cout << "== execution_model: device query ==\n";
-        ct::print_aligned(std::cout, cells, {0, 1, 2});
-        return ct::to_int(ct::ExitCode::kSuccess);
+        // Validate everything that needs no GPU before touching it (exit 2, nothing ran).
+        const em::BlockShape block = em::parse_block_shape(block_shape_text);
+        ct::require_range(nx, 1, 1u << 30, "--nx");
+        ct::require_range(ny, 1, 1u << 30, "--ny");
+        if (nx * ny > (std::uint64_t{1} << 32)) {
+            throw ct::UsageError("--nx x --ny = " + std::to_string(nx * ny) +
+                                 " elements is over this program's limit of 2^32");
+        }
+        const std::vector<em::BlockShape> shapes =
+            block_items.empty() ? em::textbook_block_shapes() : em::parse_block_list(block_items);
+        const auto wanted = [&](const std::string& section) {
+            return sections.empty() ||
+                   std::find(sections.begin(), sections.end(), section) != sections.end();
+        };
+
+        // The warps section is arithmetic: without a GPU it still runs (minus the hardware check).
+        const bool cpu_only =
+            !sections.empty() && std::all_of(sections.begin(), sections.end(),
+                                             [](const std::string& s) { return s == "warps"; });
+        if (cpu_only && ct::cuda_device_count() == 0) {
+            print_warps(block, nullptr);
+            std::cout << "\n(no CUDA device: the layout above was not checked on hardware)\n";
+            return ct::to_int(ct::ExitCode::kSuccess);
+        }
+        const ct::DeviceInfo info = ct::select_device(common.device);
+        const std::string block_problem = em::block_shape_problem(block, info, 0);
+        if (wanted("warps") && !block_problem.empty()) {
+            throw ct::UsageError("--block-shape " + block.to_string() + ": " + block_problem);
+        }
+
+        if (wanted("query")) {
+            print_device_query(info);
+            std::cout << "\n";
+        }
+        if (wanted("warps")) {
+            print_warps(block, &info);
+            std::cout << "\n";
+        }
+        if (wanted("latency")) {
+            print_latency(info);
+            std::cout << "\n";
+        }
+        if (wanted("occupancy")) {
+            std::vector<em::BlockShape> occupancy_shapes = shapes;
+            if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
+                occupancy_shapes.push_back(block);
+            }
+            print_occupancy(occupancy_shapes, info);
+            std::cout << "\n";
+        }
+        if (!wanted("sweep")) {
+            return ct::to_int(ct::ExitCode::kSuccess);
+        }
+        ct::RunInfo run = ct::make_run_info(
+            "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
+        run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
+        run.set("bytes per run",
+                ct::format_bytes(em::matrix_sum_bytes(static_cast<int>(nx), static_cast<int>(ny))) +
+                    " (2 reads + 1 write)");
+        run.set("timing", "median of " + std::to_string(common.repetitions) + " after " +
+                              std::to_string(common.warmup) + " warm-up runs" +
+                              (common.flush_l2 ? ", L2 flushed" : ""));
+        ct::ResultTable table(run);
+        for (auto& row : em::run_matrix_sum_sweep(static_cast<int>(nx), static_cast<int>(ny),
+                                                  shapes, info, common.benchmark_config(), seed)) {
+            table.add(std::move(row));
+        }
+        table.print(std::cout);
+        table.write_files(common.csv_path, common.json_path);
+        return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
+                                             : ct::ExitCode::kVerificationFailed);
     });
 }

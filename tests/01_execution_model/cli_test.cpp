@@ -5,17 +5,63 @@
 
 using cudatutorial::testing::run_process;
 
+namespace {
+
+std::string run_with(const std::string& args) {
+    return std::string(EXECUTION_MODEL_BIN) + " " + args;
+}
+
+}  // namespace
+
 TEST(ExecutionModelCli, BadOptionsExitWithTwoAndAMessage) {
-    for (const char* args : {"--no-such-option", "--device -1", "--device abc"}) {
-        SCOPED_TRACE(args);
-        const auto result = run_process(std::string(EXECUTION_MODEL_BIN) + " " + args);
+    struct Case {
+        const char* args;
+        const char* message;
+    };
+    for (const Case& c :
+         {Case{"--no-such-option", "no-such-option"}, Case{"--device -1", "device"},
+          Case{"--device abc", "device"}, Case{"--block-shape 0,2", "at least 1"},
+          Case{"--block-shape a,b", "not a positive integer"},
+          Case{"--block-shape 1,2,3,4", "at most three"}, Case{"--nx 0", "--nx 0 is out of range"},
+          Case{"--ny -5", "negative"}, Case{"--nx 2^40", "out of range"},
+          Case{"--nx 2^20 --ny 2^20", "over this program's limit"},
+          Case{"--blocks 32y32", "--blocks"}, Case{"--blocks 8x8x2", "2D blocks"},
+          Case{"--section nope", "nope"}, Case{"--reps 0", "reps"}}) {
+        SCOPED_TRACE(c.args);
+        const auto result = run_process(run_with(c.args));
         EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_FALSE(result.output.empty());
+        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
     }
 }
 
+TEST(ExecutionModelCli, ABlockShapeOverTheDeviceLimitIsAUsageError) {
+    // Needs the device's limits: exit 2 with a GPU, 3 (no device) without one.
+    const auto result = run_process(run_with("--section warps,query --block-shape 2048,1,1"));
+    EXPECT_TRUE(result.exit_code == 2 || result.exit_code == 3) << result.output;
+    EXPECT_FALSE(result.output.empty());
+}
+
 TEST(ExecutionModelCli, HelpExitsWithZero) {
-    const auto result = run_process(std::string(EXECUTION_MODEL_BIN) + " --help");
+    const auto result = run_process(run_with("--help"));
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("--device"), std::string::npos);
+    for (const char* option :
+         {"--device", "--block-shape", "--nx", "--ny", "--blocks", "--section", "--profile-help"}) {
+        EXPECT_NE(result.output.find(option), std::string::npos) << option;
+    }
+}
+
+TEST(ExecutionModelCli, ProfileHelpPrintsNcuCommandsWithoutAGpu) {
+    const auto result = run_process(run_with("--profile-help"));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("ncu --clock-control none"), std::string::npos);
+    EXPECT_NE(result.output.find("achieved_occupancy"), std::string::npos);
+}
+
+TEST(ExecutionModelCli, WarpsSectionRunsWithOrWithoutAGpu) {
+    const auto result = run_process(run_with("--section warps"));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("warps per block        = ceil(80 / 32) = 3"), std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find("idle lanes             = 96 - 80 = 16"), std::string::npos)
+        << result.output;
 }

@@ -1,0 +1,255 @@
+/// @file execution_model.hpp
+/// @brief Chapter 1, the CUDA execution model: warps, latency hiding, occupancy and the 2D
+/// matrix sum, as plain host functions (the kernels live in the .cu files of this folder).
+///
+/// The arithmetic (warps per block, linearization, Little's law, which resource limits
+/// occupancy) is pure CPU code, so that it can be tested on a machine without a GPU; everything
+/// that asks the GPU (occupancy API, latency probes, the matrix sum) needs a current device.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "device_query.hpp"
+
+namespace execution_model {
+
+// ---------------------------------------------------------------------------------------------
+// Warps: how a 1D/2D/3D block is cut into warps
+// ---------------------------------------------------------------------------------------------
+
+/// A thread-block shape (blockDim). Every extent is >= 1.
+struct BlockShape {
+    int x = 1;
+    int y = 1;
+    int z = 1;
+    /// x * y * z
+    long long threads() const { return static_cast<long long>(x) * y * z; }
+    /// "40 x 2" for 2D shapes, "8 x 8 x 4" for 3D, "256" for 1D.
+    std::string to_string() const;
+    friend bool operator==(const BlockShape& a, const BlockShape& b) {
+        return a.x == b.x && a.y == b.y && a.z == b.z;
+    }
+};
+
+/// Parses "40,2", "40x2", "8,8,4" or "256" (one to three positive extents separated by ',' or
+/// 'x'). Throws cudatutorial::UsageError naming `option` on anything else.
+BlockShape parse_block_shape(const std::string& text, const std::string& option = "--block-shape");
+
+/// How many warps the hardware allocates for one block, and how many of their lanes are idle.
+struct WarpCount {
+    long long threads = 0;     ///< threads the program asked for (x * y * z)
+    long long warps = 0;       ///< ceil(threads / warp size): warps allocated
+    long long slots = 0;       ///< warps * warp size: thread slots allocated
+    long long idle_lanes = 0;  ///< slots - threads: lanes of the last warp that never run
+};
+
+/// Warps per block = ceil(threads per block / warp size).
+WarpCount warps_per_block(const BlockShape& block, int warp_size = 32);
+
+/// The linear thread index the hardware uses to form warps:
+/// threadIdx.z * blockDim.y * blockDim.x + threadIdx.y * blockDim.x + threadIdx.x.
+/// Warp w holds linear indices [32 w, 32 w + 31].
+constexpr long long linear_thread_index(const BlockShape& block, int x, int y, int z) {
+    return (static_cast<long long>(z) * block.y + y) * block.x + x;
+}
+
+/// A run of threads of one warp that lie in one row of the block: x in [x_begin, x_end) at (y, z).
+struct WarpSegment {
+    int x_begin = 0;
+    int x_end = 0;
+    int y = 0;
+    int z = 0;
+};
+
+/// For each warp of the block (in order), the rows of the block its threads come from. A warp
+/// straddles two rows when blockDim.x is not a multiple of the warp size.
+std::vector<std::vector<WarpSegment>> warp_map(const BlockShape& block, int warp_size = 32);
+
+/// What one thread reported about itself on the GPU.
+struct LaneRecord {
+    int lane = -1;  ///< %laneid, read with inline PTX
+    long long warp_leader_linear =
+        -1;  ///< the linear index of lane 0 of its warp (via __shfl_sync)
+};
+
+/// Launches one block of shape `block` in which every thread records its %laneid and its warp's
+/// lane-0 linear index; returns the records indexed by linear_thread_index. The block must be
+/// launchable on the current device.
+std::vector<LaneRecord> record_lanes_on_gpu(const BlockShape& block);
+
+/// True when `records` agree with the linearization formula: lane = linear % 32 and the warp's
+/// lane 0 is linear - linear % 32. `mismatch` receives the first disagreement.
+bool lanes_match_linearization(const BlockShape& block, const std::vector<LaneRecord>& records,
+                               int warp_size, std::string* mismatch = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// Latency hiding: Little's law
+// ---------------------------------------------------------------------------------------------
+
+/// Little's law: work in flight = latency x throughput.
+constexpr double required_parallelism(double latency_cycles, double throughput_per_cycle) {
+    return latency_cycles * throughput_per_cycle;
+}
+
+/// Bandwidth in bytes per clock cycle: (GB/s) / (GHz). The textbook divided by the *memory*
+/// clock; the latencies we multiply by are counted in *SM* cycles, so pass the SM clock.
+constexpr double bytes_per_cycle(double bandwidth_gbs, double clock_ghz) {
+    return clock_ghz > 0.0 ? bandwidth_gbs / clock_ghz : 0.0;
+}
+
+/// Parallelism an SM needs to keep its arithmetic units busy.
+struct ArithmeticParallelism {
+    double operations_in_flight = 0;  ///< latency x operations per cycle per SM
+    double warps_per_sm = 0;          ///< operations / warp size (one independent op per thread)
+};
+
+/// Little's law for arithmetic: `latency_cycles` of one dependent operation, `ops_per_cycle_per_sm`
+/// results per cycle per SM.
+ArithmeticParallelism arithmetic_parallelism(double latency_cycles, double ops_per_cycle_per_sm,
+                                             int warp_size = 32);
+
+/// Parallelism the whole GPU needs to keep DRAM busy.
+struct MemoryParallelism {
+    double bytes_per_cycle = 0;  ///< bandwidth / clock
+    double bytes_in_flight = 0;  ///< latency x bytes per cycle
+    double threads = 0;          ///< bytes in flight / bytes each thread has in flight
+    double warps = 0;            ///< threads / warp size
+    double warps_per_sm = 0;     ///< warps / SM count
+};
+
+/// Little's law for memory: loads of `bytes_per_thread` each, issued independently.
+MemoryParallelism memory_parallelism(double latency_cycles, double bandwidth_gbs, double clock_ghz,
+                                     double bytes_per_thread, int sm_count, int warp_size = 32);
+
+/// What the latency probes measured on the current GPU (all in SM clock cycles, read with
+/// clock64(), so they do not depend on the clock frequency the GPU happened to run at).
+struct ProbeResults {
+    double fma_latency_cycles = 0;    ///< one dependent FP32 FMA after another, one thread
+    double fma_per_cycle_per_sm = 0;  ///< independent FP32 FMAs per cycle per SM, full SMs
+    double dram_latency_cycles = 0;   ///< one dependent random load after another (pointer chase)
+    std::size_t chase_bytes = 0;      ///< size of the pointer-chase buffer
+    int chase_hops = 0;               ///< timed hops
+};
+
+/// Measures FMA latency, FMA throughput and DRAM load latency on the current device. `small`
+/// shrinks every probe (for tests under compute-sanitizer); the figures are then rougher.
+ProbeResults run_latency_probes(const cudatutorial::DeviceInfo& device, bool small = false);
+
+/// One thread, `chain` dependent FMAs: cycles per FMA.
+double measure_fma_latency_cycles(int chain);
+/// Every SM full of warps, each thread with 8 independent FMA chains of length `chain`:
+/// FMAs per cycle per SM (per-SM cycles from clock64(), averaged over the SMs).
+double measure_fma_throughput_per_sm(const cudatutorial::DeviceInfo& device, int chain);
+/// One thread follows `hops` pointers through a random cycle over `buffer_bytes` of device
+/// memory, with L2 flushed first: cycles per dependent load.
+double measure_dram_latency_cycles(std::size_t buffer_bytes, int hops);
+
+// ---------------------------------------------------------------------------------------------
+// Occupancy
+// ---------------------------------------------------------------------------------------------
+
+/// What one kernel uses per thread and per block.
+struct KernelResources {
+    int registers_per_thread = 0;
+    std::size_t static_shared_bytes = 0;
+    std::size_t reserved_shared_bytes = 0;  ///< shared memory the system reserves per block
+    int max_threads_per_block = 0;          ///< for this kernel (registers can lower it)
+};
+
+/// How many blocks of a shape fit on one SM, by each resource on its own.
+struct OccupancyLimits {
+    int by_warps = 0;          ///< max warps per SM / warps per block
+    int by_blocks = 0;         ///< the device's resident-block limit
+    int by_registers = 0;      ///< registers per SM / (registers per thread x slots per block)
+    int by_shared_memory = 0;  ///< shared memory per SM / (static + reserved per block)
+};
+
+/// The per-resource limits from the device's figures. Registers are counted without the
+/// hardware's allocation granularity (so this limit can be slightly optimistic); the runtime's
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor has the final word.
+OccupancyLimits occupancy_limits(const BlockShape& block, const KernelResources& resources,
+                                 const cudatutorial::DeviceInfo& device);
+
+/// The resource(s) whose limit equals `active_blocks` ("warps", "blocks", "registers",
+/// "shared memory", joined with " & "), or a note when none does.
+std::string limiting_resource(const OccupancyLimits& limits, int active_blocks);
+
+/// Theoretical occupancy of one kernel at one block shape.
+struct Occupancy {
+    BlockShape block;
+    bool launchable = false;       ///< false: the shape is over a device or kernel limit
+    std::string why_not;           ///< the limit it breaks, when not launchable
+    int active_blocks_per_sm = 0;  ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    int active_warps_per_sm = 0;   ///< active blocks x warps per block
+    int max_warps_per_sm = 0;
+    double percent = 0;  ///< 100 x active warps / max warps
+    OccupancyLimits limits;
+    std::string limited_by;
+    KernelResources resources;
+};
+
+/// Which limit a block shape breaks on `device` for a kernel allowing `kernel_max_threads`
+/// threads per block, or empty when it is launchable.
+std::string block_shape_problem(const BlockShape& block, const cudatutorial::DeviceInfo& device,
+                                int kernel_max_threads);
+
+/// Registers, shared memory and block limit of the matrix-sum kernel (cudaFuncGetAttributes).
+KernelResources matrix_sum_resources();
+
+/// Theoretical occupancy of the matrix-sum kernel for `block` on the current device.
+Occupancy matrix_sum_occupancy(const BlockShape& block, const cudatutorial::DeviceInfo& device);
+
+// ---------------------------------------------------------------------------------------------
+// The 2D matrix sum
+// ---------------------------------------------------------------------------------------------
+
+/// The grid that covers an nx x ny matrix with blocks of `block` (ceil division per dimension).
+BlockShape grid_for(int nx, int ny, const BlockShape& block);
+
+/// C = A + B for row-major nx x ny float matrices, one thread per element, 2D grid of 2D blocks.
+/// Throws cudatutorial::CudaError when the launch is rejected (a block over the device's limits
+/// gives cudaErrorInvalidConfiguration, one dimension over its own limit cudaErrorInvalidValue).
+void sum_matrix_2d(const float* a, const float* b, float* c, int nx, int ny,
+                   const BlockShape& block, cudaStream_t stream = nullptr);
+
+/// Compares `c` with a + b element by element (exactly: one float addition rounds the same on
+/// the CPU and the GPU). Reports the first mismatch as (ix, iy).
+cudatutorial::Verification verify_matrix_sum(const float* a, const float* b, const float* c, int nx,
+                                             int ny);
+
+/// The textbook's 15 block shapes, in its order: (32,32) ... (256,8).
+std::vector<BlockShape> textbook_block_shapes();
+
+/// Parses "--blocks" items such as "32x32" or "256x1".
+std::vector<BlockShape> parse_block_list(const std::vector<std::string>& items);
+
+/// Runs the matrix sum for every shape in `shapes` on an nx x ny problem (random inputs from
+/// `seed`) and returns one row per shape: timed and verified, or, for a shape the device rejects,
+/// an untimed row with the launch error (marked expected_failure; the sweep goes on). Rows carry
+/// the extra columns grid, warps/block, theor. occ. and limited by.
+std::vector<cudatutorial::ResultRow> run_matrix_sum_sweep(
+    int nx, int ny, const std::vector<BlockShape>& shapes, const cudatutorial::DeviceInfo& device,
+    const cudatutorial::BenchmarkConfig& config, std::uint64_t seed);
+
+/// Bytes one matrix sum moves: two reads and one write of nx * ny floats.
+constexpr double matrix_sum_bytes(int nx, int ny) {
+    return 3.0 * sizeof(float) * static_cast<double>(nx) * static_cast<double>(ny);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiling
+// ---------------------------------------------------------------------------------------------
+
+/// The Nsight Compute commands and metrics that replace the textbook's nvprof metrics, as text
+/// (printed by --profile-help). `program` is the executable path to put in the commands.
+std::string profiling_help(const std::string& program);
+
+}  // namespace execution_model

@@ -1,0 +1,209 @@
+// Chapter 2, warp divergence: which lanes of each warp take which path (recorded by the GPU),
+// and what it costs in time - nothing for the textbook's one-line branches (the compiler
+// predicates them), about 2x for branches with long bodies.
+#include <algorithm>
+#include <iostream>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "divergence.hpp"
+
+namespace ct = cudatutorial;
+namespace dv = divergence;
+
+namespace {
+
+const std::vector<std::string> kSections = {"paths", "timing"};
+
+std::string percent_text(long long part, long long whole) {
+    return whole > 0 ? ct::format_fixed(100.0 * static_cast<double>(part) / whole, 0) + "%" : "-";
+}
+
+struct PathsResult {
+    bool all_verified = true;
+    std::vector<std::pair<dv::Recorded, dv::PathSummary>> summaries;
+    std::string share_on_both_paths(dv::Recorded which) const {
+        for (const auto& [recorded, summary] : summaries) {
+            if (recorded == which) {
+                return percent_text(summary.warps_on_both_paths, summary.warps);
+            }
+        }
+        return "-";
+    }
+};
+
+PathsResult print_paths(int n, int block) {
+    PathsResult result;
+    std::cout << "== Divergence made visible: the lanes of each warp that ran each path ==\n"
+              << "Instrumented copies of the branch kernels; inside each path the lowest active "
+                 "lane ORs __activemask() into its warp's slot.\n"
+              << "lanes: mask of lanes (count) that ran the path; passes: separate executions of "
+                 "a path, summed over both paths.\n\n";
+    std::vector<std::vector<std::string>> cells = {
+        {"kernel", "branch", "warps", "warps on both paths", "lanes/pass", "passes/warp",
+         "warp 0: if | else", "warp 1: if | else", "check"}};
+    std::vector<std::string> failures;
+    for (const dv::Recorded which : dv::kAllRecorded) {
+        const dv::PathRecord record = dv::record_paths(which, n, block);
+        const dv::PathSummary summary = dv::summarize(record);
+        const ct::Verification check = dv::verify_record(record, dv::condition_of(which), n);
+        result.summaries.emplace_back(which, summary);
+        const auto warp_text = [&](std::size_t w) {
+            if (w >= record.if_lanes.size()) {
+                return std::string("-");
+            }
+            return dv::mask_text(record.if_lanes[w]) + " | " + dv::mask_text(record.else_lanes[w]);
+        };
+        cells.push_back(
+            {dv::recorded_name(which), dv::recorded_branch(which), std::to_string(summary.warps),
+             std::to_string(summary.warps_on_both_paths) + " (" +
+                 percent_text(summary.warps_on_both_paths, summary.warps) + ")",
+             ct::format_fixed(summary.lanes_per_pass, 1),
+             summary.warps
+                 ? ct::format_fixed(
+                       static_cast<double>(summary.passes) / static_cast<double>(summary.warps), 2)
+                 : "-",
+             warp_text(0), warp_text(1), check.passed ? "PASS" : "FAIL"});
+        if (!check.passed) {
+            result.all_verified = false;
+            failures.push_back(dv::recorded_name(which) + ": " + check.detail);
+        }
+    }
+    ct::print_aligned(std::cout, cells, {0, 1});
+    for (const auto& failure : failures) {
+        std::cout << "  FAILED " << failure << "\n";
+    }
+    std::cout << "\n";
+    return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 2 - warp divergence: the textbook's branch kernels, a long-branch pair where "
+        "divergence costs time, and the paths of each warp recorded on the GPU"};
+    ct::CommonOptions common;
+    ct::add_common_options(app, common);
+    std::uint64_t n = std::uint64_t{1} << 24;
+    ct::add_size_option(app, "--n", n, "threads (= output elements) per kernel");
+    int block = 64;
+    app.add_option("--block", block, "threads per block (a power of two, 32 to the device's limit)")
+        ->check(ct::power_of_two_validator())
+        ->capture_default_str();
+    int work = 128;
+    app.add_option("--work", work, "loop steps in each branch of the long-branch kernels")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
+    std::vector<std::string> sections;
+    app.add_option("--section", sections, "run only these sections: paths, timing (default: both)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(kSections));
+    bool profile_help = false;
+    app.add_flag("--profile-help", profile_help,
+                 "print the Nsight Compute (ncu) commands for branch efficiency, and exit");
+
+    return ct::run_program(app, argc, argv, [&] {
+        if (profile_help) {
+            std::cout << dv::profiling_help(argc > 0 ? argv[0] : "divergence");
+            return ct::to_int(ct::ExitCode::kSuccess);
+        }
+        ct::require_range(n, 1, std::uint64_t{1} << 30, "--n");
+        // The CPU reference of the long kernels runs n x work loop steps per path.
+        if (n * static_cast<std::uint64_t>(work) > (std::uint64_t{1} << 34)) {
+            throw ct::UsageError("--n x --work = " + std::to_string(n * work) +
+                                 " is over 2^34: the CPU reference would take minutes; lower "
+                                 "--n or --work");
+        }
+        const auto wanted = [&](const std::string& section) {
+            return sections.empty() ||
+                   std::find(sections.begin(), sections.end(), section) != sections.end();
+        };
+        const ct::DeviceInfo info = ct::select_device(common.device);
+        ct::require_block_size(block, info, info.warp_size, "--block");
+        const int count = static_cast<int>(n);
+        ct::require_device_memory(2 * n * sizeof(float), "the output arrays");
+
+        PathsResult paths;
+        if (wanted("paths")) {
+            paths = print_paths(count, block);
+        }
+        if (!wanted("timing")) {
+            return ct::to_int(paths.all_verified ? ct::ExitCode::kSuccess
+                                                 : ct::ExitCode::kVerificationFailed);
+        }
+
+        ct::RunInfo run = ct::make_run_info(
+            "divergence", "branch kernels: same work, different branch granularity", info);
+        run.set("n", ct::describe_size(n));
+        run.set("block", std::to_string(block));
+        run.set("work (long kernels)", std::to_string(work) + " steps per branch");
+        run.set("timing", "median of " + std::to_string(common.repetitions) + " after " +
+                              std::to_string(common.warmup) + " warm-up runs" +
+                              (common.flush_l2 ? ", L2 flushed" : ""));
+        ct::ResultTable table(run);
+        const ct::BenchmarkConfig config = common.benchmark_config();
+
+        ct::DeviceBuffer<float> c(n);
+        for (const dv::ShortKernel& kernel : dv::short_kernels()) {
+            c.fill_bytes(0xff);  // NaN: an element a kernel does not write cannot pass
+            const ct::Measurement m = ct::measure(
+                [&](cudaStream_t stream) { kernel.launch(c.data(), count, block, stream); },
+                [&] {
+                    return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size);
+                },
+                config);
+            ct::ResultRow row = ct::make_row(kernel.id, kernel.name, m, 4.0 * n);
+            row.with("branch", kernel.branch);
+            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+            if (kernel.textbook_bug) {
+                row.expected_failure = true;
+                row.in_progression = false;
+                row.detail =
+                    "textbook bug: itid & 0x01 == 0 parses as itid & (0x01 == 0) = "
+                    "itid & 0, never true, so every thread writes " +
+                    ct::format_fixed(dv::kElseValue, 0) + ". " + row.detail;
+            }
+            table.add(std::move(row));
+        }
+
+        const dv::LongReference reference = dv::long_reference(count, work);
+        ct::DeviceBuffer<std::uint32_t> out(n);
+        struct LongKernel {
+            const char* id;
+            const char* name;
+            const char* branch;
+            dv::Condition condition;
+            dv::Recorded recorded;
+            void (*launch)(std::uint32_t*, int, int, int, cudaStream_t);
+        };
+        const LongKernel long_kernels[] = {
+            {"5a", "long_even_odd_divergent", "tid % 2 == 0", dv::Condition::kEvenOdd,
+             dv::Recorded::kEvenOdd, dv::launch_long_even_odd_divergent},
+            {"5b", "long_warp_aligned", "(tid / warpSize) % 2 == 0", dv::Condition::kWarpAligned,
+             dv::Recorded::kWarpAligned, dv::launch_long_warp_aligned},
+        };
+        for (const LongKernel& kernel : long_kernels) {
+            out.fill_bytes(0xff);
+            const ct::Measurement m = ct::measure(
+                [&](cudaStream_t stream) { kernel.launch(out.data(), count, work, block, stream); },
+                [&] {
+                    return dv::verify_long_branch(out.to_host(), reference, kernel.condition,
+                                                  info.warp_size);
+                },
+                config);
+            // Compute-bound: no GB/s column (bytes = 0); the time is what matters.
+            ct::ResultRow row = ct::make_row(kernel.id, kernel.name, m, 0.0);
+            row.with("branch", kernel.branch);
+            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+            table.add(std::move(row));
+        }
+        table.print(std::cout);
+        table.write_files(common.csv_path, common.json_path);
+        const bool ok = table.all_passed() && paths.all_verified;
+        return ct::to_int(ok ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+    });
+}

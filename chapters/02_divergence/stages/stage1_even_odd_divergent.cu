@@ -1,0 +1,40 @@
+// Stage 1, even/odd branch (the textbook's mathKernel1): divergent by construction.
+//
+// Even threads take the if-path, odd threads the else-path, so every warp holds 16 lanes of
+// each. In SIMT execution a warp runs both paths one after the other with half its lanes
+// masked off in each. What to look for: nothing, in the time. The branch bodies are one
+// assignment each, so the compiler does not branch at all: it computes the condition and
+// selects 100 or 200 (predication / a select instruction), and the kernel is limited by its
+// stores anyway. ncu's branch-uniformity metric shows no divergence here (see the README), and
+// the time equals stage 2's. Stage 5 makes the bodies long enough for divergence to show.
+#include <cuda_runtime.h>
+
+#include "cudatutorial/check.hpp"
+#include "divergence.hpp"
+
+namespace divergence {
+
+namespace {
+
+__global__ void even_odd_divergent_kernel(float* c, int n) {
+    const int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = 0.0f;
+    float b = 0.0f;
+    if (tid % 2 == 0) {
+        a = kIfValue;
+    } else {
+        b = kElseValue;
+    }
+    if (tid < n) {
+        c[tid] = a + b;
+    }
+}
+
+}  // namespace
+
+void launch_even_odd_divergent(float* c, int n, int block, cudaStream_t stream) {
+    even_odd_divergent_kernel<<<(n + block - 1) / block, block, 0, stream>>>(c, n);
+    CT_CHECK_LAUNCH();
+}
+
+}  // namespace divergence

@@ -1,0 +1,242 @@
+// The chapter's arithmetic, checked against values worked out by hand (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "cudatutorial/check.hpp"
+#include "execution_model.hpp"
+
+namespace em = execution_model;
+namespace ct = cudatutorial;
+
+TEST(ExecutionModelWarps, TextbookFortyByTwoBlock) {
+    // 40 x 2 = 80 threads -> ceil(80 / 32) = 3 warps = 96 slots, 16 lanes idle.
+    const em::WarpCount count = em::warps_per_block({40, 2, 1});
+    EXPECT_EQ(count.threads, 80);
+    EXPECT_EQ(count.warps, 3);
+    EXPECT_EQ(count.slots, 96);
+    EXPECT_EQ(count.idle_lanes, 16);
+}
+
+TEST(ExecutionModelWarps, CountsForOneTwoAndThreeDimensions) {
+    struct Case {
+        em::BlockShape block;
+        long long warps, idle;
+    };
+    for (const Case& c :
+         {Case{{1, 1, 1}, 1, 31}, Case{{32, 1, 1}, 1, 0}, Case{{33, 1, 1}, 2, 31},
+          Case{{1024, 1, 1}, 32, 0}, Case{{16, 16, 1}, 8, 0}, Case{{10, 10, 10}, 32, 24},
+          Case{{7, 3, 5}, 4, 23}, Case{{8, 8, 16}, 32, 0}}) {
+        SCOPED_TRACE(c.block.to_string());
+        const em::WarpCount count = em::warps_per_block(c.block);
+        EXPECT_EQ(count.warps, c.warps);
+        EXPECT_EQ(count.idle_lanes, c.idle);
+        EXPECT_EQ(count.slots, count.warps * 32);
+    }
+}
+
+TEST(ExecutionModelWarps, LinearizationIsXFastestThenYThenZ) {
+    const em::BlockShape block{40, 2, 3};
+    EXPECT_EQ(em::linear_thread_index(block, 0, 0, 0), 0);
+    EXPECT_EQ(em::linear_thread_index(block, 39, 0, 0), 39);
+    EXPECT_EQ(em::linear_thread_index(block, 0, 1, 0), 40);
+    EXPECT_EQ(em::linear_thread_index(block, 5, 1, 0), 45);
+    EXPECT_EQ(em::linear_thread_index(block, 0, 0, 1), 80);
+    EXPECT_EQ(em::linear_thread_index(block, 39, 1, 2), 239);  // the last of 240 threads
+    // Every index from 0 to threads - 1 exactly once.
+    std::vector<int> seen(static_cast<std::size_t>(block.threads()), 0);
+    for (int z = 0; z < block.z; ++z) {
+        for (int y = 0; y < block.y; ++y) {
+            for (int x = 0; x < block.x; ++x) {
+                ++seen.at(static_cast<std::size_t>(em::linear_thread_index(block, x, y, z)));
+            }
+        }
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), block.threads());
+}
+
+TEST(ExecutionModelWarps, WarpMapOfFortyByTwo) {
+    // warp 0: x 0..31 of row 0; warp 1: x 32..39 of row 0 and x 0..23 of row 1;
+    // warp 2: x 24..39 of row 1 (16 lanes, 16 idle).
+    const auto map = em::warp_map({40, 2, 1});
+    ASSERT_EQ(map.size(), 3u);
+    ASSERT_EQ(map[0].size(), 1u);
+    EXPECT_EQ(map[0][0].x_begin, 0);
+    EXPECT_EQ(map[0][0].x_end, 32);
+    ASSERT_EQ(map[1].size(), 2u);
+    EXPECT_EQ(map[1][0].x_begin, 32);
+    EXPECT_EQ(map[1][0].x_end, 40);
+    EXPECT_EQ(map[1][0].y, 0);
+    EXPECT_EQ(map[1][1].x_begin, 0);
+    EXPECT_EQ(map[1][1].x_end, 24);
+    EXPECT_EQ(map[1][1].y, 1);
+    ASSERT_EQ(map[2].size(), 1u);
+    EXPECT_EQ(map[2][0].x_begin, 24);
+    EXPECT_EQ(map[2][0].x_end, 40);
+    EXPECT_EQ(map[2][0].y, 1);
+}
+
+TEST(ExecutionModelWarps, LaneCheckAcceptsTheFormulaAndRejectsAnythingElse) {
+    const em::BlockShape block{40, 2, 1};
+    std::vector<em::LaneRecord> records(80);
+    for (int i = 0; i < 80; ++i) {
+        records[i] = {i % 32, i - i % 32};
+    }
+    EXPECT_TRUE(em::lanes_match_linearization(block, records, 32));
+    records[45].lane = 0;  // thread (5, 1): linear 45, lane 13
+    std::string why;
+    EXPECT_FALSE(em::lanes_match_linearization(block, records, 32, &why));
+    EXPECT_NE(why.find("(5,1,0)"), std::string::npos) << why;
+}
+
+TEST(ExecutionModelWarps, ParsesBlockShapes) {
+    EXPECT_EQ(em::parse_block_shape("40,2"), (em::BlockShape{40, 2, 1}));
+    EXPECT_EQ(em::parse_block_shape("40x2"), (em::BlockShape{40, 2, 1}));
+    EXPECT_EQ(em::parse_block_shape("8,8,4"), (em::BlockShape{8, 8, 4}));
+    EXPECT_EQ(em::parse_block_shape("256"), (em::BlockShape{256, 1, 1}));
+    for (const char* bad : {"", "0,2", "a,b", "1,2,3,4", "40,,2", "-4,2", "1.5", "9999999999"}) {
+        SCOPED_TRACE(bad);
+        EXPECT_THROW(em::parse_block_shape(bad), ct::UsageError);
+    }
+    EXPECT_THROW(em::parse_block_list({"8x8x2"}), ct::UsageError);  // the sweep is 2D
+    EXPECT_EQ(em::parse_block_list({"32x32", "256x1"}).size(), 2u);
+}
+
+TEST(ExecutionModelLittlesLaw, TextbookArithmeticTable) {
+    // Fermi: 20 cycles x 32 ops/cycle = 640 ops = 20 warps; Kepler: 20 x 192 = 3840 = 120 warps.
+    const auto fermi = em::arithmetic_parallelism(20, 32);
+    EXPECT_DOUBLE_EQ(fermi.operations_in_flight, 640);
+    EXPECT_DOUBLE_EQ(fermi.warps_per_sm, 20);
+    const auto kepler = em::arithmetic_parallelism(20, 192);
+    EXPECT_DOUBLE_EQ(kepler.operations_in_flight, 3840);
+    EXPECT_DOUBLE_EQ(kepler.warps_per_sm, 120);
+}
+
+TEST(ExecutionModelLittlesLaw, TextbookMemoryExample) {
+    // Fermi (Tesla C2070): 144 GB/s / 1.566 GHz = 91.95 B/cycle; x 800 cycles = 73,563 B
+    // (the textbook's "74 KB"); / 4 B = 18,391 threads; / 32 = 574.7 warps; / 16 SMs = 35.9.
+    // (The textbook rounds to 74 KB first and gets 18,500 threads, 579 warps, 36 per SM.)
+    const auto p = em::memory_parallelism(800, 144, 1.566, 4, 16);
+    EXPECT_NEAR(p.bytes_per_cycle, 91.954, 0.001);
+    EXPECT_NEAR(p.bytes_in_flight, 73563.2, 0.1);
+    EXPECT_NEAR(p.threads, 18390.8, 0.1);
+    EXPECT_NEAR(p.warps, 574.71, 0.01);
+    EXPECT_NEAR(p.warps_per_sm, 35.92, 0.01);
+}
+
+TEST(ExecutionModelLittlesLaw, HopperLikeFigures) {
+    // 3352 GB/s at a 1.98 GHz SM clock: 1692.9 B/cycle; x 1000 cycles = 1,692,929 B in flight;
+    // 4-byte loads: 423,232 threads = 13,226 warps = 100.2 per SM on 132 SMs; 16-byte: 25.0.
+    const auto four = em::memory_parallelism(1000, 3352, 1.98, 4, 132);
+    EXPECT_NEAR(four.bytes_per_cycle, 1692.93, 0.01);
+    EXPECT_NEAR(four.bytes_in_flight, 1692929.3, 0.1);
+    EXPECT_NEAR(four.threads, 423232.3, 0.1);
+    EXPECT_NEAR(four.warps_per_sm, 100.20, 0.01);
+    const auto sixteen = em::memory_parallelism(1000, 3352, 1.98, 16, 132);
+    EXPECT_NEAR(sixteen.warps_per_sm, 25.05, 0.01);
+    // 4 cycles x 128 FMAs per cycle = 512 FMAs = 16 warps per SM.
+    const auto fma = em::arithmetic_parallelism(4, 128);
+    EXPECT_DOUBLE_EQ(fma.operations_in_flight, 512);
+    EXPECT_DOUBLE_EQ(fma.warps_per_sm, 16);
+    EXPECT_DOUBLE_EQ(em::bytes_per_cycle(100, 0), 0.0);  // unknown clock: no figure, no crash
+}
+
+namespace {
+
+ct::DeviceInfo hopper_like_device() {
+    ct::DeviceInfo d;
+    d.warp_size = 32;
+    d.max_threads_per_block = 1024;
+    d.max_block_dim[0] = 1024;
+    d.max_block_dim[1] = 1024;
+    d.max_block_dim[2] = 64;
+    d.max_threads_per_sm = 2048;
+    d.max_warps_per_sm = 64;
+    d.max_blocks_per_sm = 32;
+    d.registers_per_sm = 65536;
+    d.shared_mem_per_sm = 233472;
+    return d;
+}
+
+}  // namespace
+
+TEST(ExecutionModelOccupancy, LimitsPerResourceByHand) {
+    const ct::DeviceInfo d = hopper_like_device();
+    em::KernelResources r;
+    r.registers_per_thread = 16;
+    r.reserved_shared_bytes = 1024;
+    // 32 x 32: 32 warps -> 64 / 32 = 2 blocks by warps; 65536 / (16 x 1024) = 4 by registers.
+    auto limits = em::occupancy_limits({32, 32, 1}, r, d);
+    EXPECT_EQ(limits.by_warps, 2);
+    EXPECT_EQ(limits.by_blocks, 32);
+    EXPECT_EQ(limits.by_registers, 4);
+    EXPECT_EQ(limits.by_shared_memory, 228);
+    EXPECT_EQ(em::limiting_resource(limits, 2), "warps");
+    // 40 x 2: 3 warps -> 21 blocks by warps (63 warps); registers 65536 / (16 x 96) = 42.
+    limits = em::occupancy_limits({40, 2, 1}, r, d);
+    EXPECT_EQ(limits.by_warps, 21);
+    EXPECT_EQ(limits.by_registers, 42);
+    // 32 threads: 1 warp -> 64 by warps, but 32 blocks at most: blocks limit, 50% occupancy.
+    limits = em::occupancy_limits({32, 1, 1}, r, d);
+    EXPECT_EQ(limits.by_warps, 64);
+    EXPECT_EQ(em::limiting_resource(limits, 32), "blocks");
+    // 128 registers per thread at 256 threads: 65536 / (128 x 256) = 2 blocks, registers limit.
+    r.registers_per_thread = 128;
+    limits = em::occupancy_limits({256, 1, 1}, r, d);
+    EXPECT_EQ(limits.by_registers, 2);
+    EXPECT_EQ(em::limiting_resource(limits, 2), "registers");
+    // A runtime answer below every simple limit points at allocation granularity.
+    EXPECT_NE(em::limiting_resource(limits, 1).find("granularity"), std::string::npos);
+    // No shared memory and no registers: those resources do not limit.
+    limits = em::occupancy_limits({256, 1, 1}, em::KernelResources{}, d);
+    EXPECT_EQ(limits.by_registers, std::numeric_limits<int>::max());
+    EXPECT_EQ(limits.by_shared_memory, std::numeric_limits<int>::max());
+}
+
+TEST(ExecutionModelOccupancy, NamesTheBrokenLimit) {
+    const ct::DeviceInfo d = hopper_like_device();
+    EXPECT_EQ(em::block_shape_problem({32, 32, 1}, d, 1024), "");
+    EXPECT_NE(em::block_shape_problem({256, 8, 1}, d, 1024).find("2048 threads"),
+              std::string::npos);
+    EXPECT_NE(em::block_shape_problem({4096, 1, 1}, d, 1024).find("x = 4096"), std::string::npos);
+    EXPECT_NE(em::block_shape_problem({1, 1, 128}, d, 1024).find("z = 128"), std::string::npos);
+    EXPECT_NE(em::block_shape_problem({512, 1, 1}, d, 256).find("this kernel"), std::string::npos);
+}
+
+TEST(ExecutionModelMatrixSum, GridsAndTheTextbookShapes) {
+    EXPECT_EQ(em::grid_for(1 << 14, 1 << 14, {32, 32, 1}), (em::BlockShape{512, 512, 1}));
+    EXPECT_EQ(em::grid_for(1 << 14, 1 << 14, {256, 1, 1}), (em::BlockShape{64, 16384, 1}));
+    EXPECT_EQ(em::grid_for(1000, 33, {32, 16, 1}), (em::BlockShape{32, 3, 1}));
+    const auto shapes = em::textbook_block_shapes();
+    ASSERT_EQ(shapes.size(), 15u);
+    EXPECT_EQ(shapes.front(), (em::BlockShape{32, 32, 1}));
+    EXPECT_EQ(shapes.back(), (em::BlockShape{256, 8, 1}));
+    EXPECT_DOUBLE_EQ(em::matrix_sum_bytes(1 << 14, 1 << 14), 3.0 * 4 * (1 << 28));
+}
+
+TEST(ExecutionModelMatrixSum, CpuCheckFindsTheFirstWrongElement) {
+    const int nx = 5;
+    const int ny = 3;
+    std::vector<float> a(15), b(15), c(15);
+    for (int i = 0; i < 15; ++i) {
+        a[i] = 0.1f * i;
+        b[i] = 1.0f - 0.3f * i;
+        c[i] = a[i] + b[i];
+    }
+    EXPECT_TRUE(em::verify_matrix_sum(a.data(), b.data(), c.data(), nx, ny).passed);
+    c[7] = std::numeric_limits<float>::quiet_NaN();  // an unwritten (poisoned) element
+    const auto v = em::verify_matrix_sum(a.data(), b.data(), c.data(), nx, ny);
+    EXPECT_FALSE(v.passed);
+    EXPECT_NE(v.detail.find("(ix 2, iy 1)"), std::string::npos) << v.detail;
+}
+
+TEST(ExecutionModelProfiling, HelpNamesTheNcuMetrics) {
+    const std::string help = em::profiling_help("./execution_model");
+    for (const char* needle :
+         {"ncu --clock-control none", "sm__warps_active.avg.pct_of_peak_sustained_active",
+          "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+          "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second", "--section Occupancy",
+          "./execution_model --section sweep"}) {
+        EXPECT_NE(help.find(needle), std::string::npos) << needle;
+    }
+}

@@ -1,0 +1,163 @@
+// GPU tests of chapter 1: the matrix sum at awkward sizes, the sweep's rejected-launch row,
+// occupancy within the device's limits, the warp layout, and sane latency probes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/data.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "execution_model.hpp"
+#include "gpu_test.hpp"
+
+namespace em = execution_model;
+namespace ct = cudatutorial;
+
+namespace {
+
+bool sanitizing() {
+    return std::getenv("CT_SANITIZE") != nullptr;
+}
+
+}  // namespace
+
+TEST(ExecutionModelGpu, MatrixSumIsExactAtOddSizesAndShapes) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    struct Size {
+        int nx, ny;
+    };
+    std::vector<Size> sizes = {{1, 1}, {1, 37}, {33, 1}, {31, 33}, {1000, 7}, {517, 263}};
+    if (!sanitizing()) {
+        sizes.push_back({4099, 1025});  // neither a multiple of any block's x nor y
+    }
+    const std::vector<em::BlockShape> shapes = {{32, 32, 1}, {16, 16, 1}, {128, 1, 1},
+                                                {256, 4, 1}, {40, 2, 1},  {1, 1, 1}};
+    for (const Size& size : sizes) {
+        const std::size_t n = static_cast<std::size_t>(size.nx) * size.ny;
+        const auto a = ct::random_floats(n, 1, -1.0f, 1.0f);
+        const auto b = ct::random_floats(n, 2, -1.0f, 1.0f);
+        ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);
+        for (const em::BlockShape& shape : shapes) {
+            SCOPED_TRACE("nx " + std::to_string(size.nx) + " ny " + std::to_string(size.ny) +
+                         " block " + shape.to_string());
+            d_c.fill_bytes(0xff);
+            em::sum_matrix_2d(d_a.data(), d_b.data(), d_c.data(), size.nx, size.ny, shape);
+            const auto c = d_c.to_host();
+            const auto v = em::verify_matrix_sum(a.data(), b.data(), c.data(), size.nx, size.ny);
+            EXPECT_TRUE(v.passed) << v.detail;
+        }
+    }
+}
+
+TEST(ExecutionModelGpu, LaunchErrorsAreTheDocumentedOnes) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    ct::DeviceBuffer<float> a(64), b(64), c(64);
+    const auto code = [&](em::BlockShape shape) {
+        try {
+            em::sum_matrix_2d(a.data(), b.data(), c.data(), 8, 8, shape);
+        } catch (const ct::CudaError& error) {
+            return error.code();
+        }
+        return cudaSuccess;
+    };
+    EXPECT_EQ(code({256, 8, 1}), cudaErrorInvalidConfiguration);  // 2048 threads
+    EXPECT_EQ(code({64, 32, 1}), cudaErrorInvalidConfiguration);
+    EXPECT_EQ(code({4096, 1, 1}), cudaErrorInvalidValue);  // x over its own limit
+    EXPECT_EQ(code({8, 8, 1}), cudaSuccess);               // and the context is still fine
+}
+
+TEST(ExecutionModelGpu, SweepReportsARejectedShapeAndGoesOn) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    ct::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = 3;
+    const std::vector<em::BlockShape> shapes = {
+        {32, 32, 1}, {256, 8, 1}, {4096, 1, 1}, {128, 2, 1}};
+    const auto rows = em::run_matrix_sum_sweep(301, 77, shapes, info, config, 5);
+    ASSERT_EQ(rows.size(), 4u);
+    for (std::size_t i : {std::size_t{0}, std::size_t{3}}) {
+        SCOPED_TRACE(rows[i].name);
+        EXPECT_TRUE(rows[i].timed);
+        EXPECT_TRUE(rows[i].passed) << rows[i].detail;
+        EXPECT_GT(rows[i].stats.median_ms, 0.0);
+    }
+    EXPECT_FALSE(rows[1].timed);
+    EXPECT_FALSE(rows[1].passed);
+    EXPECT_TRUE(rows[1].expected_failure);
+    EXPECT_NE(rows[1].detail.find("cudaErrorInvalidConfiguration"), std::string::npos)
+        << rows[1].detail;
+    EXPECT_NE(rows[1].detail.find("2048 threads"), std::string::npos) << rows[1].detail;
+    EXPECT_TRUE(rows[2].expected_failure);
+    EXPECT_NE(rows[2].detail.find("cudaErrorInvalidValue"), std::string::npos) << rows[2].detail;
+    ct::ResultTable table(ct::make_run_info("execution_model", "test", info));
+    for (const auto& row : rows) {
+        table.add(row);
+    }
+    EXPECT_TRUE(table.all_passed());  // the rejected rows are expected, not failures
+}
+
+TEST(ExecutionModelGpu, OccupancyStaysWithinTheDeviceLimits) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    const em::KernelResources resources = em::matrix_sum_resources();
+    EXPECT_GT(resources.registers_per_thread, 0);
+    EXPECT_LE(resources.registers_per_thread, 255);
+    auto shapes = em::textbook_block_shapes();
+    shapes.push_back({40, 2, 1});
+    shapes.push_back({32, 1, 1});
+    for (const em::BlockShape& shape : shapes) {
+        SCOPED_TRACE(shape.to_string());
+        const em::Occupancy o = em::matrix_sum_occupancy(shape, info);
+        if (shape.threads() > info.max_threads_per_block) {
+            EXPECT_FALSE(o.launchable);
+            EXPECT_FALSE(o.why_not.empty());
+            continue;
+        }
+        ASSERT_TRUE(o.launchable) << o.why_not;
+        EXPECT_GE(o.active_blocks_per_sm, 1);
+        EXPECT_LE(o.active_blocks_per_sm, info.max_blocks_per_sm);
+        EXPECT_LE(o.active_warps_per_sm, info.max_warps_per_sm);
+        EXPECT_LE(o.active_blocks_per_sm * shape.threads(), info.max_threads_per_sm);
+        EXPECT_GT(o.percent, 0.0);
+        EXPECT_LE(o.percent, 100.0);
+        // The runtime never allows more than any simple per-resource limit.
+        EXPECT_LE(o.active_blocks_per_sm, o.limits.by_warps);
+        EXPECT_LE(o.active_blocks_per_sm, o.limits.by_blocks);
+        EXPECT_LE(o.active_blocks_per_sm, o.limits.by_registers);
+        EXPECT_LE(o.active_blocks_per_sm, o.limits.by_shared_memory);
+        EXPECT_EQ(o.limited_by.find("unknown"), std::string::npos) << o.limited_by;
+    }
+}
+
+TEST(ExecutionModelGpu, HardwareWarpsFollowTheLinearization) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    for (const em::BlockShape& shape : std::vector<em::BlockShape>{{40, 2, 1},
+                                                                   {32, 1, 1},
+                                                                   {7, 3, 5},
+                                                                   {16, 16, 4},
+                                                                   {1, 1, 64},
+                                                                   {1024, 1, 1},
+                                                                   {5, 200, 1}}) {
+        SCOPED_TRACE(shape.to_string());
+        const auto records = em::record_lanes_on_gpu(shape);
+        std::string why;
+        EXPECT_TRUE(em::lanes_match_linearization(shape, records, info.warp_size, &why)) << why;
+    }
+}
+
+TEST(ExecutionModelGpu, LatencyProbesGiveSaneFigures) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    const em::ProbeResults probe = em::run_latency_probes(info, /*small=*/true);
+    EXPECT_GT(probe.fma_latency_cycles, 1.0);
+    EXPECT_LT(probe.fma_latency_cycles, 64.0);
+    EXPECT_GT(probe.fma_per_cycle_per_sm, 8.0);
+    EXPECT_LE(probe.fma_per_cycle_per_sm, 1024.0);
+    EXPECT_GT(probe.dram_latency_cycles, probe.fma_latency_cycles);
+}

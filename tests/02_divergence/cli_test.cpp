@@ -1,0 +1,56 @@
+// The divergence executable rejects bad options with a message and exit code 2.
+#include <gtest/gtest.h>
+
+#include "process.hpp"
+
+using cudatutorial::testing::run_process;
+
+namespace {
+
+std::string run_with(const std::string& args) {
+    return std::string(DIVERGENCE_BIN) + " " + args;
+}
+
+}  // namespace
+
+TEST(DivergenceCli, BadOptionsExitWithTwoAndAMessage) {
+    struct Case {
+        const char* args;
+        const char* message;
+    };
+    for (const Case& c :
+         {Case{"--no-such-option", "no-such-option"}, Case{"--n 0", "--n 0 is out of range"},
+          Case{"--n abc", "not a number"}, Case{"--n 2^31", "out of range"},
+          Case{"--block 48", "power of two"}, Case{"--block 0", "power of two"},
+          Case{"--work 0", "work"}, Case{"--work 5000", "work"},
+          Case{"--n 2^30 --work 4096", "CPU reference"}, Case{"--section nope", "nope"},
+          Case{"--device -2", "device"}}) {
+        SCOPED_TRACE(c.args);
+        const auto result = run_process(run_with(c.args));
+        EXPECT_EQ(result.exit_code, 2) << result.output;
+        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
+    }
+}
+
+TEST(DivergenceCli, ABlockOverTheDeviceLimitOrUnderAWarp) {
+    // Needs the device's limits: exit 2 with a GPU, 3 (no device) without one.
+    for (const char* args : {"--block 2048", "--block 16"}) {
+        SCOPED_TRACE(args);
+        const auto result = run_process(run_with(args));
+        EXPECT_TRUE(result.exit_code == 2 || result.exit_code == 3) << result.output;
+        EXPECT_FALSE(result.output.empty());
+    }
+}
+
+TEST(DivergenceCli, HelpAndProfileHelpExitWithZero) {
+    auto result = run_process(run_with("--help"));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    for (const char* option : {"--n", "--block", "--work", "--section", "--profile-help"}) {
+        EXPECT_NE(result.output.find(option), std::string::npos) << option;
+    }
+    result = run_process(run_with("--profile-help"));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("smsp__sass_average_branch_targets_threads_uniform.pct"),
+              std::string::npos);
+    EXPECT_NE(result.output.find("--clock-control none"), std::string::npos);
+}

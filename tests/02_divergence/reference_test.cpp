@@ -1,0 +1,109 @@
+// The chapter's CPU reference against hand-worked values (no GPU needed).
+#include <gtest/gtest.h>
+
+#include "divergence.hpp"
+
+namespace dv = divergence;
+
+TEST(DivergenceReference, BranchConditions) {
+    using dv::Condition;
+    EXPECT_TRUE(dv::takes_if_path(Condition::kEvenOdd, 0));
+    EXPECT_FALSE(dv::takes_if_path(Condition::kEvenOdd, 1));
+    EXPECT_TRUE(dv::takes_if_path(Condition::kEvenOdd, 30));
+    EXPECT_TRUE(dv::takes_if_path(Condition::kWarpAligned, 31));   // warp 0
+    EXPECT_FALSE(dv::takes_if_path(Condition::kWarpAligned, 32));  // warp 1
+    EXPECT_FALSE(dv::takes_if_path(Condition::kWarpAligned, 63));
+    EXPECT_TRUE(dv::takes_if_path(Condition::kWarpAligned, 64));  // warp 2
+    for (std::uint64_t tid : {0u, 1u, 32u, 1000u}) {
+        EXPECT_FALSE(dv::takes_if_path(Condition::kNever, tid));
+    }
+    EXPECT_EQ(dv::expected_value(Condition::kEvenOdd, 4), 100.0f);
+    EXPECT_EQ(dv::expected_value(Condition::kEvenOdd, 5), 200.0f);
+}
+
+TEST(DivergenceReference, TheTextbookPrecedenceBug) {
+    // `itid & 0x01 == 0`: == binds tighter than &, so the textbook's test is itid & (0x01 == 0),
+    // i.e. itid & 0 - zero for every itid. Written here with the parentheses C puts in.
+    for (int tid = 0; tid < 4096; ++tid) {
+        const int itid = tid >> 5;
+        EXPECT_EQ(itid & (0x01 == 0), 0);
+        // The intended test, (itid & 0x01) == 0, is the warp-parity condition of stage 2.
+        EXPECT_EQ((itid & 0x01) == 0, dv::takes_if_path(dv::Condition::kWarpAligned, tid));
+    }
+}
+
+TEST(DivergenceReference, ShortBranchCheckFindsTheFirstMismatch) {
+    std::vector<float> c(100);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+        c[i] = dv::expected_value(dv::Condition::kWarpAligned, i);
+    }
+    EXPECT_TRUE(dv::verify_short_branch(c, dv::Condition::kWarpAligned).passed);
+    const auto wrong = dv::verify_short_branch(c, dv::Condition::kEvenOdd);
+    EXPECT_FALSE(wrong.passed);
+    EXPECT_NE(wrong.detail.find("c[1]"), std::string::npos) << wrong.detail;  // 100, not 200
+    // The textbook kernel's output, 200 everywhere, fails the check of what it was meant to do.
+    EXPECT_FALSE(
+        dv::verify_short_branch(std::vector<float>(100, 200.0f), dv::Condition::kWarpAligned)
+            .passed);
+    EXPECT_TRUE(
+        dv::verify_short_branch(std::vector<float>(100, 200.0f), dv::Condition::kNever).passed);
+}
+
+TEST(DivergenceReference, LongPathsByHand) {
+    // One LCG step: x * 1664525 + 0; two steps: (x * 1664525 + 0) * 1664525 + 1 (mod 2^32).
+    EXPECT_EQ(dv::long_path_a(1u, 1), 1664525u);
+    EXPECT_EQ(dv::long_path_a(1u, 2), 1664525u * 1664525u + 1u);
+    EXPECT_EQ(dv::long_path_a(7u, 0), 7u);
+    // xorshift32 of 1: 1 ^ (1 << 13) = 0x2001; >> 17 changes nothing; ^ (0x2001 << 5) = 0x42021.
+    EXPECT_EQ(dv::long_path_b(1u, 1), 0x42021u);
+    EXPECT_EQ(dv::long_path_b(0u, 100), 0u);  // xorshift's fixed point
+    EXPECT_EQ(dv::long_input(0), 0x9E3779B9u);
+    EXPECT_EQ(dv::long_input(1), 2654435761u + 0x9E3779B9u);
+
+    const auto reference = dv::long_reference(70, 3);
+    ASSERT_EQ(reference.path_a.size(), 70u);
+    std::vector<std::uint32_t> out(70);
+    for (std::uint32_t i = 0; i < 70; ++i) {
+        out[i] = (i / 32) % 2 == 0 ? dv::long_path_a(dv::long_input(i), 3)
+                                   : dv::long_path_b(dv::long_input(i), 3);
+    }
+    EXPECT_TRUE(dv::verify_long_branch(out, reference, dv::Condition::kWarpAligned).passed);
+    EXPECT_FALSE(dv::verify_long_branch(out, reference, dv::Condition::kEvenOdd).passed);
+}
+
+TEST(DivergenceReference, PathSummaryAndRecordCheck) {
+    // Two warps of an even/odd branch over n = 40: warp 0 full, warp 1 has lanes 0..7.
+    dv::PathRecord record;
+    record.if_lanes = {0x55555555u, 0x55u};
+    record.else_lanes = {0xAAAAAAAAu, 0xAAu};
+    record.if_passes = {1, 1};
+    record.else_passes = {1, 1};
+    record.c.resize(40);
+    for (std::size_t i = 0; i < 40; ++i) {
+        record.c[i] = dv::expected_value(dv::Condition::kEvenOdd, i);
+    }
+    const auto summary = dv::summarize(record);
+    EXPECT_EQ(summary.warps, 2);
+    EXPECT_EQ(summary.warps_on_both_paths, 2);
+    EXPECT_EQ(summary.passes, 4);
+    EXPECT_DOUBLE_EQ(summary.lanes_per_pass, 40.0 / 4);
+    EXPECT_TRUE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
+    EXPECT_FALSE(dv::verify_record(record, dv::Condition::kWarpAligned, 40).passed);
+    record.if_lanes[1] = 0x155u;  // lane 8 does not exist (n = 40)
+    EXPECT_FALSE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
+    EXPECT_EQ(dv::mask_text(0x55555555u), "0x55555555 (16)");
+    EXPECT_EQ(dv::mask_text(0), "-");
+}
+
+TEST(DivergenceReference, KernelListFollowsTheTextbook) {
+    const auto& kernels = dv::short_kernels();
+    ASSERT_EQ(kernels.size(), 6u);
+    EXPECT_EQ(kernels[0].name, "warmup");
+    EXPECT_EQ(kernels[1].condition, dv::Condition::kEvenOdd);
+    EXPECT_EQ(kernels[3].condition, dv::Condition::kEvenOdd);  // ipred: same split as stage 1
+    EXPECT_TRUE(kernels[5].textbook_bug);
+    for (const auto& kernel : kernels) {
+        EXPECT_NE(kernel.launch, nullptr);
+        EXPECT_EQ(kernel.textbook_bug, kernel.recorded == dv::Recorded::kTextbookBitmask);
+    }
+}
