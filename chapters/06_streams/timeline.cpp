@@ -140,10 +140,15 @@ std::string timeline_bar(const KernelRecord& kernel, std::uint64_t origin_ns,
     const int width = std::max(axis.width, 1);
     const double span = static_cast<double>(std::max<std::uint64_t>(axis.span_ns, 1));
     const double column = span / width;
-    const double start = static_cast<double>(kernel.start_ns) - static_cast<double>(origin_ns);
+    // %globaltimer counts from an epoch: ~1.7e18 ns, beyond double's exact integers. Subtract
+    // as integers first, convert the small differences.
+    const auto relative = [origin_ns](std::uint64_t t) {
+        return t >= origin_ns ? static_cast<double>(t - origin_ns)
+                              : -static_cast<double>(origin_ns - t);
+    };
+    const double start = relative(kernel.start_ns);
     // An interval of zero length (a dummy kernel within one timer tick) still occupies its column.
-    const double end =
-        std::max(static_cast<double>(kernel.end_ns) - static_cast<double>(origin_ns), start + 1e-3);
+    const double end = std::max(relative(kernel.end_ns), start + 1e-3);
     const char mark = kernel.role == Role::kWorker ? '#' : '+';
     std::string bar(static_cast<std::size_t>(width), ' ');
     for (int c = 0; c < width; ++c) {

@@ -26,10 +26,10 @@ bool sanitizing() {
 streams::ScenarioConfig test_config() {
     streams::ScenarioConfig config;
     config.streams = 8;
-    config.kernel_us = sanitizing() ? 50.0 : 1000.0;
+    config.kernel_us = sanitizing() ? 5.0 : 1000.0;
     config.n = sanitizing() ? 256 : 4096;
     config.probe_kernels = sanitizing() ? 8 : 160;
-    config.probe_us = 2000.0;
+    config.probe_us = sanitizing() ? 50.0 : 2000.0;
     config.salt = 7;
     return config;
 }
@@ -101,10 +101,20 @@ TEST(StreamsGpu, NonBlockingAndPerThreadStreamsOverlap) {
         const auto s = run_checked(Build::kPerThread, scenario, config);
         EXPECT_EQ(s.worker_pairs, 28);
         EXPECT_EQ(s.allowed_pairs, 28);
-        if (!sanitizing()) {
-            EXPECT_EQ(s.overlapping_pairs, 28);  // every pair of the 8 workers
+        if (sanitizing()) {
+            continue;
+        }
+        if (scenario == 3) {
+            // One host thread issues all 16 launches within a few tens of µs: with 1 ms workers,
+            // every pair of the 8 overlaps.
+            EXPECT_EQ(s.overlapping_pairs, 28);
             EXPECT_EQ(s.max_concurrent, 8);
             EXPECT_LT(s.span_ns, s.sum_worker_ns / 2);
+        } else {
+            // Eight host threads launch when the OS runs them: how many pairs meet depends on
+            // scheduling, but any overlap at all is impossible on a shared legacy stream.
+            EXPECT_GT(s.overlapping_pairs, 0);
+            EXPECT_GE(s.max_concurrent, 2);
         }
     }
 }

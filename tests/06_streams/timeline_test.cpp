@@ -31,7 +31,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST(Timeline, OverlapNeedsACommonMomentNotJustATouch) {
+TEST(StreamsTimeline, OverlapNeedsACommonMomentNotJustATouch) {
     EXPECT_FALSE(streams::overlaps(interval(0, 10), interval(10, 20)));  // back to back
     EXPECT_FALSE(streams::overlaps(interval(10, 20), interval(0, 10)));
     EXPECT_FALSE(streams::overlaps(interval(0, 10), interval(11, 20)));
@@ -40,7 +40,7 @@ TEST(Timeline, OverlapNeedsACommonMomentNotJustATouch) {
     EXPECT_TRUE(streams::overlaps(interval(5, 15), interval(5, 15)));    // identical
 }
 
-TEST(Timeline, RunningAtAndMaxConcurrent) {
+TEST(StreamsTimeline, RunningAtAndMaxConcurrent) {
     const std::vector<KernelRecord> chain = {interval(0, 10), interval(10, 20), interval(20, 30)};
     EXPECT_EQ(streams::max_concurrent(chain, false), 1);  // touching is not concurrent
     EXPECT_EQ(streams::running_at(chain, 10), 1);         // [start, end)
@@ -55,7 +55,7 @@ TEST(Timeline, RunningAtAndMaxConcurrent) {
     EXPECT_EQ(streams::max_concurrent({}, true), 0);
 }
 
-TEST(Timeline, SummaryOfASerializedLegacyRun) {
+TEST(StreamsTimeline, SummaryOfASerializedLegacyRun) {
     // Scenario 1 legacy as measured: three kernels of 200 µs, 5 µs apart.
     const std::vector<KernelRecord> kernels = {
         record("k1", 10, StreamKind::kBlocking, 1'000'000, 1'200'000),
@@ -75,7 +75,7 @@ TEST(Timeline, SummaryOfASerializedLegacyRun) {
     EXPECT_NEAR(s.concurrency(), 600.0 / 610.0, 1e-12);
 }
 
-TEST(Timeline, SummaryFlagsAnOverlapTheRulesForbid) {
+TEST(StreamsTimeline, SummaryFlagsAnOverlapTheRulesForbid) {
     const std::vector<KernelRecord> kernels = {
         record("k1", 10, StreamKind::kBlocking, 0, 200),
         record("k2", kLegacyId, StreamKind::kLegacyDefault, 150, 350),  // must wait for k1
@@ -87,7 +87,7 @@ TEST(Timeline, SummaryFlagsAnOverlapTheRulesForbid) {
     EXPECT_EQ(s.allowed_pairs, 0);
 }
 
-TEST(Timeline, SummaryOfEightConcurrentWorkersWithDummies) {
+TEST(StreamsTimeline, SummaryOfEightConcurrentWorkersWithDummies) {
     // Scenario 3 per-thread: 8 workers overlapping, dummies in between (not counted as workers).
     std::vector<KernelRecord> kernels;
     for (int i = 0; i < 8; ++i) {
@@ -113,7 +113,7 @@ TEST(Timeline, SummaryOfEightConcurrentWorkersWithDummies) {
     EXPECT_EQ(streams::summarize_run({}).span_ns, 0u);
 }
 
-TEST(Timeline, FormatsMicrosecondsAndWidths) {
+TEST(StreamsTimeline, FormatsMicrosecondsAndWidths) {
     EXPECT_EQ(streams::format_us(200'123), "200.1");
     EXPECT_EQ(streams::format_us(0), "0.0");
     EXPECT_EQ(streams::format_us(1'652'360), "1652.4");
@@ -121,7 +121,7 @@ TEST(Timeline, FormatsMicrosecondsAndWidths) {
     EXPECT_EQ(streams::display_width("start µs"), 8u);
 }
 
-TEST(Timeline, BarsMarkTheColumnsAKernelRanIn) {
+TEST(StreamsTimeline, BarsMarkTheColumnsAKernelRanIn) {
     streams::TimeAxis axis;
     axis.span_ns = 100;
     axis.width = 10;  // 10 ns per column
@@ -134,7 +134,19 @@ TEST(Timeline, BarsMarkTheColumnsAKernelRanIn) {
     EXPECT_EQ(streams::timeline_bar(interval(1080, 1150), 1000, axis), "        #>");
 }
 
-TEST(Timeline, AxisLabelsSpanTheBar) {
+TEST(StreamsTimeline, BarsStayExactWithEpochSizedTimerValues) {
+    // %globaltimer reads about 1.7e18 ns; in double, neighbouring values are 256 ns apart.
+    const std::uint64_t origin = 1'763'800'000'123'456'789ull;
+    streams::TimeAxis axis;
+    axis.span_ns = 604'000;
+    axis.width = 10;
+    EXPECT_EQ(streams::timeline_bar(interval(origin + 543'600, origin + 604'000), origin, axis),
+              "         #");  // ends exactly at the axis end: no '>'
+    EXPECT_EQ(streams::timeline_bar(interval(origin, origin + 60'401), origin, axis), "##        ");
+    EXPECT_EQ(streams::timeline_bar(interval(origin, origin + 60'400), origin, axis), "#         ");
+}
+
+TEST(StreamsTimeline, AxisLabelsSpanTheBar) {
     streams::TimeAxis axis;
     axis.span_ns = 1'000'000;
     axis.width = 40;
@@ -147,7 +159,7 @@ TEST(Timeline, AxisLabelsSpanTheBar) {
     EXPECT_EQ(streams::axis_labels(axis), "0       ");
 }
 
-TEST(Timeline, RenderedRowsLineUp) {
+TEST(StreamsTimeline, RenderedRowsLineUp) {
     const std::vector<KernelRecord> kernels = {
         record("k1", 10, StreamKind::kBlocking, 5'000, 205'000),
         record("k2", kLegacyId, StreamKind::kLegacyDefault, 210'000, 410'000),
@@ -172,7 +184,7 @@ TEST(Timeline, RenderedRowsLineUp) {
     EXPECT_NE(lines[3].find("##########|"), std::string::npos);  // the last third
 }
 
-TEST(Timeline, ConcurrencyProfileCountsAtSliceMiddles) {
+TEST(StreamsTimeline, ConcurrencyProfileCountsAtSliceMiddles) {
     const std::vector<KernelRecord> kernels = {interval(1000, 1100), interval(1000, 1050),
                                                interval(1000, 1050)};
     const auto lines = lines_of(streams::render_concurrency_profile(kernels, 100, 2, 3, 6, ""));

@@ -6,9 +6,10 @@
 //   per-thread build - each host thread has its own default stream: the workers may all run at
 //                      once. The stream ids in the timeline show it: one id for all threads
 //                      against N different ones.
-// The threads meet at a barrier before launching, so that thread start-up (tens of µs) does not
-// decide the result; each first touches its default stream (cudaStreamGetId), which in the
-// per-thread build creates that stream before the barrier rather than during the launch.
+// The threads meet at a barrier before launching, so that thread start-up does not decide the
+// result; before it, each launches an empty kernel on its default stream and waits for it, so
+// that what the runtime sets up on a thread's first launch (in the per-thread build: the thread's
+// default stream) is done before the measured launch.
 // (The seed's version also passed each thread a copy of an uninitialized pointer, allocated into
 // the copy, and freed the uninitialized originals in main; here the buffers belong to the run.)
 #include <atomic>
@@ -34,6 +35,7 @@ ScenarioRun run_host_threads(const ScenarioConfig& config) {
         try {
             // The current device is a per-host-thread setting: a new thread starts on device 0.
             CT_CHECK(cudaSetDevice(config.device));
+            slots.prime_stream(t, 0);
             id = stream_id_of(0);
         } catch (...) {
             error = std::current_exception();

@@ -78,6 +78,11 @@ class KernelSlots {
                         std::uint64_t stream_id, const std::string& stream_label, StreamKind kind,
                         int host_thread, std::uint64_t duration_ns);
 
+    /// Launches an empty kernel on `stream` and waits for it, so that whatever the runtime sets
+    /// up on a thread's first launch (a per-thread default stream...) is done before timing.
+    /// It writes to a scratch record of `slot`, never to the slot's own record or output.
+    void prime_stream(int slot, cudaStream_t stream);
+
     /// Waits for the whole device (cudaDeviceSynchronize: every stream, non-blocking ones
     /// included), reads `span`, copies times and outputs back and checks each kernel against
     /// the CPU reference.
@@ -88,6 +93,7 @@ class KernelSlots {
     std::uint32_t n_;
     std::uint32_t salt_;
     cudatutorial::DeviceBuffer<KernelTimes> times_;
+    cudatutorial::DeviceBuffer<KernelTimes> primer_times_;
     cudatutorial::DeviceBuffer<std::uint32_t> outputs_;
     std::vector<KernelRecord> records_;
     std::vector<std::uint32_t> elements_;  // what each slot's kernel was asked to write
