@@ -124,12 +124,12 @@ int main(int argc, char** argv) {
                   << ", " << info.sm_count
                   << " SMs, concurrent kernels: " << (device.concurrent_kernels ? "yes" : "no")
                   << "), CUDA runtime " << info.cuda_runtime << ", driver " << info.cuda_driver
-                  << ", " << info.timestamp << "\nbuilds: ";
-        for (std::size_t b = 0; b < builds.size(); ++b) {
-            std::cout << (b ? "; " : "") << streams::build_name(builds[b]) << " - "
-                      << streams::default_stream_meaning(builds[b]);
+                  << ", " << info.timestamp << "\n";
+        for (const auto b : builds) {
+            std::cout << streams::build_name(b) << " build: " << streams::default_stream_meaning(b)
+                      << "\n";
         }
-        std::cout << "\ntimes: %globaltimer read by each kernel's block at its start and end, in "
+        std::cout << "times: %globaltimer read by each kernel's block at its start and end, in "
                      "µs from the run's first kernel start\n\n";
 
         ct::ResultTable table(info);
