@@ -148,7 +148,7 @@ struct LaunchShape {
 
 /// One row of the chapter's table.
 struct Stage {
-    std::string id;    ///< "1".."7", "race", "cub"
+    std::string id;    ///< "1".."8", "race", "cub"
     std::string name;  ///< after the idea, e.g. "privatized_shared"
     std::string idea;  ///< one line: what changed and why it should be faster
     /// Global-memory atomics: 50-400 ms each at 2^28 bytes, so the executable times them with
@@ -161,7 +161,7 @@ struct Stage {
     LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;
 };
 
-/// Every stage in table order: 1, 2, race, 3, 4, 5, 6, 7, cub.
+/// Every stage in table order: 1, 2, race, 3, 4, 5, 6, 7, 8, cub.
 const std::vector<Stage>& stages();
 /// The stage with this id or name, or nullptr.
 const Stage* find_stage(const std::string& id_or_name);
@@ -175,6 +175,7 @@ LaunchShape launch_privatized_aggregated(const StageArgs& args, cudaStream_t str
 LaunchShape launch_vectorized_private(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_lane_replicated(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream);
+LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream);
 
 /// Whether CUB's row uses HistogramEven (every bin as wide as the others) or HistogramRange (the

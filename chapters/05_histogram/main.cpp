@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
     input->excludes(size);
     app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
     app.add_option("--stage", options.stages,
-                   "stages to run, by id or name, comma-separated (1-7, race, cub), or all")
+                   "stages to run, by id or name, comma-separated (1-8, race, cub), or all")
         ->delimiter(',');
     app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
         ->check(ct::power_of_two_validator())

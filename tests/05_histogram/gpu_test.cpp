@@ -168,7 +168,9 @@ TEST(HistogramGpu, AtomicLatencyProbeGivesPlausibleFigures) {
     ct::select_device(0);
     const hg::AtomicLatency latency = hg::measure_atomic_latency(sanitizing() ? 16 : 1024);
     EXPECT_GT(latency.same_address_ns, 1.0);
-    EXPECT_LT(latency.same_address_ns, 100000.0);
+    if (!sanitizing()) {  // instrumented, each atomic costs far more
+        EXPECT_LT(latency.same_address_ns, 100000.0);
+    }
     EXPECT_GT(latency.scattered_ns, 1.0);
     EXPECT_GT(latency.same_address_cycles, 1.0);
     EXPECT_GT(latency.scattered_bytes, 0u);
