@@ -84,14 +84,19 @@ void launch_warp_bitmask_textbook(float* c, int n, int block, cudaStream_t strea
 // Long branch bodies: divergence that costs time
 // ---------------------------------------------------------------------------------------------
 
-/// The start value of thread `tid` in the long-branch kernels.
-std::uint32_t long_input(std::uint32_t tid);
-/// The if-path: `work` steps of x = x * 1664525 + step (a linear congruential step).
-std::uint32_t long_path_a(std::uint32_t x, int work);
-/// The else-path: `work` steps of xorshift32 (x ^= x << 13; x ^= x >> 17; x ^= x << 5).
-std::uint32_t long_path_b(std::uint32_t x, int work);
+/// Independent states per thread in the long-branch kernels.
+inline constexpr int kLongStates = 4;
+/// Start value number `i` (state k of thread tid is long_input(kLongStates * tid + k)).
+std::uint32_t long_input(std::uint32_t i);
+/// One xorshift32 step with the shift triple (a, b, c): x ^= x << a; x ^= x >> b; x ^= x << c.
+std::uint32_t xorshift_step(std::uint32_t x, int a, int b, int c);
+/// The if-path of thread `tid`: `work` xorshift (13, 17, 5) steps on each of its kLongStates
+/// states, then their sum.
+std::uint32_t long_path_a(std::uint32_t tid, int work);
+/// The else-path: the same with the shift triple (5, 17, 13) - the same cost, a different result.
+std::uint32_t long_path_b(std::uint32_t tid, int work);
 
-/// out[tid] = (branch ? path_a : path_b)(long_input(tid), work) for tid < n, with the branch on
+/// out[tid] = (branch ? long_path_a : long_path_b)(tid, work) for tid < n, with the branch on
 /// tid % 2 (every warp runs both loops, one after the other, half its lanes idle in each).
 void launch_long_even_odd_divergent(std::uint32_t* out, int n, int work, int block,
                                     cudaStream_t stream);
@@ -100,8 +105,8 @@ void launch_long_warp_aligned(std::uint32_t* out, int n, int work, int block, cu
 
 /// Expected outputs of both long kernels, computed once (on all host cores).
 struct LongReference {
-    std::vector<std::uint32_t> path_a;  ///< long_path_a(long_input(i), work)
-    std::vector<std::uint32_t> path_b;  ///< long_path_b(long_input(i), work)
+    std::vector<std::uint32_t> path_a;  ///< long_path_a(i, work)
+    std::vector<std::uint32_t> path_b;  ///< long_path_b(i, work)
 };
 LongReference long_reference(int n, int work);
 

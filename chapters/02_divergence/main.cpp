@@ -94,8 +94,10 @@ int main(int argc, char** argv) {
     app.add_option("--block", block, "threads per block (a power of two, 32 to the device's limit)")
         ->check(ct::power_of_two_validator())
         ->capture_default_str();
-    int work = 128;
-    app.add_option("--work", work, "loop steps in each branch of the long-branch kernels")
+    int work = 32;
+    app.add_option("--work", work,
+                   "loop steps in each branch of the long-branch kernels (each step updates 4 "
+                   "independent states)")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
     std::vector<std::string> sections;
@@ -112,10 +114,10 @@ int main(int argc, char** argv) {
             return ct::to_int(ct::ExitCode::kSuccess);
         }
         ct::require_range(n, 1, std::uint64_t{1} << 30, "--n");
-        // The CPU reference of the long kernels runs n x work loop steps per path.
-        if (n * static_cast<std::uint64_t>(work) > (std::uint64_t{1} << 34)) {
+        // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
+        if (n * static_cast<std::uint64_t>(work) > (std::uint64_t{1} << 31)) {
             throw ct::UsageError("--n x --work = " + std::to_string(n * work) +
-                                 " is over 2^34: the CPU reference would take minutes; lower "
+                                 " is over 2^31: the CPU reference would take minutes; lower "
                                  "--n or --work");
         }
         const auto wanted = [&](const std::string& section) {

@@ -69,24 +69,39 @@ ct::Verification verify_short_branch(const std::vector<float>& c, Condition cond
                                   std::to_string(expected_value(condition, first, warp_size)));
 }
 
-std::uint32_t long_input(std::uint32_t tid) {
-    return tid * 2654435761u + 0x9E3779B9u;
+std::uint32_t long_input(std::uint32_t i) {
+    return i * 2654435761u + 0x9E3779B9u;
 }
 
-std::uint32_t long_path_a(std::uint32_t x, int work) {
-    for (int step = 0; step < work; ++step) {
-        x = x * 1664525u + static_cast<std::uint32_t>(step);
-    }
+std::uint32_t xorshift_step(std::uint32_t x, int a, int b, int c) {
+    x ^= x << a;
+    x ^= x >> b;
+    x ^= x << c;
     return x;
 }
 
-std::uint32_t long_path_b(std::uint32_t x, int work) {
-    for (int step = 0; step < work; ++step) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
+namespace {
+
+std::uint32_t xorshift_states(std::uint32_t tid, int work, int a, int b, int c) {
+    std::uint32_t sum = 0;
+    for (int k = 0; k < kLongStates; ++k) {
+        std::uint32_t s = long_input(tid * kLongStates + static_cast<std::uint32_t>(k));
+        for (int step = 0; step < work; ++step) {
+            s = xorshift_step(s, a, b, c);
+        }
+        sum += s;
     }
-    return x;
+    return sum;
+}
+
+}  // namespace
+
+std::uint32_t long_path_a(std::uint32_t tid, int work) {
+    return xorshift_states(tid, work, 13, 17, 5);
+}
+
+std::uint32_t long_path_b(std::uint32_t tid, int work) {
+    return xorshift_states(tid, work, 5, 17, 13);
 }
 
 LongReference long_reference(int n, int work) {
@@ -95,9 +110,8 @@ LongReference long_reference(int n, int work) {
     reference.path_b.resize(static_cast<std::size_t>(n));
     ct::parallel_for_ranges(static_cast<std::size_t>(n), [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
-            const std::uint32_t x = long_input(static_cast<std::uint32_t>(i));
-            reference.path_a[i] = long_path_a(x, work);
-            reference.path_b[i] = long_path_b(x, work);
+            reference.path_a[i] = long_path_a(static_cast<std::uint32_t>(i), work);
+            reference.path_b[i] = long_path_b(static_cast<std::uint32_t>(i), work);
         }
     });
     return reference;

@@ -52,7 +52,20 @@ TEST(ExecutionModelGpu, MatrixSumIsExactAtOddSizesAndShapes) {
     }
 }
 
-TEST(ExecutionModelGpu, LaunchErrorsAreTheDocumentedOnes) {
+// The next two tests make launches fail on purpose; compute-sanitizer reports every failing CUDA
+// call as an error, so they carry "BugDemo" in their suite name, which scripts/sanitize.sh skips.
+
+namespace {
+
+bool rejected_for_size(cudaError_t code) {
+    // Over 1024 threads per block: seen as cudaErrorInvalidConfiguration and as
+    // cudaErrorInvalidValue on CUDA 13 (see the chapter README); both mean "rejected, not run".
+    return code == cudaErrorInvalidConfiguration || code == cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+TEST(ExecutionModelBugDemo, LaunchErrorsAreTheDocumentedOnes) {
     CT_REQUIRE_GPU();
     ct::select_device(0);
     ct::DeviceBuffer<float> a(64), b(64), c(64);
@@ -64,13 +77,13 @@ TEST(ExecutionModelGpu, LaunchErrorsAreTheDocumentedOnes) {
         }
         return cudaSuccess;
     };
-    EXPECT_EQ(code({256, 8, 1}), cudaErrorInvalidConfiguration);  // 2048 threads
-    EXPECT_EQ(code({64, 32, 1}), cudaErrorInvalidConfiguration);
+    EXPECT_PRED1(rejected_for_size, code({256, 8, 1}));  // 2048 threads
+    EXPECT_PRED1(rejected_for_size, code({64, 32, 1}));
     EXPECT_EQ(code({4096, 1, 1}), cudaErrorInvalidValue);  // x over its own limit
     EXPECT_EQ(code({8, 8, 1}), cudaSuccess);               // and the context is still fine
 }
 
-TEST(ExecutionModelGpu, SweepReportsARejectedShapeAndGoesOn) {
+TEST(ExecutionModelBugDemo, SweepReportsARejectedShapeAndGoesOn) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo info = ct::select_device(0);
     ct::BenchmarkConfig config;
@@ -89,7 +102,8 @@ TEST(ExecutionModelGpu, SweepReportsARejectedShapeAndGoesOn) {
     EXPECT_FALSE(rows[1].timed);
     EXPECT_FALSE(rows[1].passed);
     EXPECT_TRUE(rows[1].expected_failure);
-    EXPECT_NE(rows[1].detail.find("cudaErrorInvalidConfiguration"), std::string::npos)
+    EXPECT_TRUE(rows[1].detail.find("cudaErrorInvalidConfiguration") != std::string::npos ||
+                rows[1].detail.find("cudaErrorInvalidValue") != std::string::npos)
         << rows[1].detail;
     EXPECT_NE(rows[1].detail.find("2048 threads"), std::string::npos) << rows[1].detail;
     EXPECT_TRUE(rows[2].expected_failure);
@@ -155,9 +169,13 @@ TEST(ExecutionModelGpu, LatencyProbesGiveSaneFigures) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo info = ct::select_device(0);
     const em::ProbeResults probe = em::run_latency_probes(info, /*small=*/true);
+    EXPECT_GT(probe.fma_per_cycle_per_sm, 0.0);
+    EXPECT_LE(probe.fma_per_cycle_per_sm, 1024.0);
+    if (sanitizing()) {
+        return;  // instrumented code: the cycle counts mean nothing, only that the probes ran
+    }
     EXPECT_GT(probe.fma_latency_cycles, 1.0);
     EXPECT_LT(probe.fma_latency_cycles, 64.0);
     EXPECT_GT(probe.fma_per_cycle_per_sm, 8.0);
-    EXPECT_LE(probe.fma_per_cycle_per_sm, 1024.0);
     EXPECT_GT(probe.dram_latency_cycles, probe.fma_latency_cycles);
 }

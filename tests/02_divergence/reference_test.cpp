@@ -50,22 +50,25 @@ TEST(DivergenceReference, ShortBranchCheckFindsTheFirstMismatch) {
 }
 
 TEST(DivergenceReference, LongPathsByHand) {
-    // One LCG step: x * 1664525 + 0; two steps: (x * 1664525 + 0) * 1664525 + 1 (mod 2^32).
-    EXPECT_EQ(dv::long_path_a(1u, 1), 1664525u);
-    EXPECT_EQ(dv::long_path_a(1u, 2), 1664525u * 1664525u + 1u);
-    EXPECT_EQ(dv::long_path_a(7u, 0), 7u);
-    // xorshift32 of 1: 1 ^ (1 << 13) = 0x2001; >> 17 changes nothing; ^ (0x2001 << 5) = 0x42021.
-    EXPECT_EQ(dv::long_path_b(1u, 1), 0x42021u);
-    EXPECT_EQ(dv::long_path_b(0u, 100), 0u);  // xorshift's fixed point
+    // xorshift32 of 0x80000000 with (13, 17, 5): << 13 falls off the top, >> 17 gives 0x80004000,
+    // << 5 adds 0x00080000: 0x80084000. With (5, 17, 13): 0x80004000, then << 13 adds 0x08000000.
+    EXPECT_EQ(dv::xorshift_step(0x80000000u, 13, 17, 5), 0x80084000u);
+    EXPECT_EQ(dv::xorshift_step(0x80000000u, 5, 17, 13), 0x88004000u);
+    EXPECT_EQ(dv::xorshift_step(0u, 13, 17, 5), 0u);  // xorshift's fixed point
     EXPECT_EQ(dv::long_input(0), 0x9E3779B9u);
     EXPECT_EQ(dv::long_input(1), 2654435761u + 0x9E3779B9u);
+    // Sums of 4 states, computed independently (Python, arbitrary-precision integers masked to
+    // 32 bits): thread 0 after one step of each path, thread 12345 after three steps of path a.
+    EXPECT_EQ(dv::long_path_a(0, 1), 800212971u);
+    EXPECT_EQ(dv::long_path_b(0, 1), 1073095217u);
+    EXPECT_EQ(dv::long_path_a(12345, 3), 2412149650u);
+    EXPECT_NE(dv::long_path_a(7, 32), dv::long_path_b(7, 32));
 
     const auto reference = dv::long_reference(70, 3);
     ASSERT_EQ(reference.path_a.size(), 70u);
     std::vector<std::uint32_t> out(70);
     for (std::uint32_t i = 0; i < 70; ++i) {
-        out[i] = (i / 32) % 2 == 0 ? dv::long_path_a(dv::long_input(i), 3)
-                                   : dv::long_path_b(dv::long_input(i), 3);
+        out[i] = (i / 32) % 2 == 0 ? dv::long_path_a(i, 3) : dv::long_path_b(i, 3);
     }
     EXPECT_TRUE(dv::verify_long_branch(out, reference, dv::Condition::kWarpAligned).passed);
     EXPECT_FALSE(dv::verify_long_branch(out, reference, dv::Condition::kEvenOdd).passed);

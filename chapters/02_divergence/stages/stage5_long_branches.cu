@@ -1,13 +1,17 @@
 // Stage 5, long branch bodies: divergence that costs time.
 //
-// Changed from stages 1 and 2: each path is now a loop of `work` integer steps (the if-path a
-// multiply-add chain, the else-path xorshift), too long to predicate, so the compiler emits a
-// real branch. Two kernels do exactly the same work and differ only in the branch condition:
+// Changed from stages 1 and 2: each path is now a loop of `work` integer steps (xorshift on four
+// independent states; the two paths use different shift triples, so they cost the same), too long
+// to predicate, so the compiler emits a real branch. Two kernels do exactly the same work and
+// differ only in the branch condition:
 //  - long_even_odd_divergent: tid % 2, so every warp runs the if-loop with its 16 even lanes
 //    and then the else-loop with its 16 odd lanes: each warp issues both loops;
 //  - long_warp_aligned: (tid / warpSize) % 2, so each warp runs one loop with all 32 lanes.
-// The work is arithmetic on registers (no sinf: its slow path diverges by itself and would blur
-// the comparison), and the kernels are compute-bound, so issue slots are what divergence wastes.
+// The work is integer arithmetic on registers (no sinf: its slow path diverges by itself and
+// would blur the comparison). Four independent chains per thread make the kernels limited by
+// instruction issue, not by the latency of one chain, so the issue slots are what divergence
+// wastes. (A first version had a multiply-add chain on one path, which the compiler folded four
+// steps at a time: with unbalanced paths both kernels took the same time. The README tells why.)
 // What to look for: the divergent kernel takes about twice as long; in ncu, threads per executed
 // instruction (smsp__thread_inst_executed_per_inst_executed.ratio) near 16 instead of 32.
 #include <cuda_runtime.h>
@@ -21,24 +25,40 @@ namespace divergence {
 
 namespace {
 
-__device__ std::uint32_t input_of(std::uint32_t tid) {
-    return tid * 2654435761u + 0x9E3779B9u;
+// kLongStates (4) independent chains per thread: enough ILP to keep the SM's issue slots full,
+// so that the time measures instructions issued.
+constexpr int kStates = kLongStates;
+
+__device__ std::uint32_t input_of(std::uint32_t i) {
+    return i * 2654435761u + 0x9E3779B9u;
 }
 
-__device__ std::uint32_t path_a(std::uint32_t x, int work) {
-    for (int step = 0; step < work; ++step) {
-        x = x * 1664525u + static_cast<std::uint32_t>(step);
+// xorshift32 steps on 4 independent states; the two paths differ only in the shift triple, so
+// they cost the same (balanced paths: a warp that finished its path early would otherwise idle).
+template <int kA, int kB, int kC>
+__device__ std::uint32_t xorshift_states(std::uint32_t tid, int work) {
+    std::uint32_t s[kStates];
+#pragma unroll
+    for (int k = 0; k < kStates; ++k) {
+        s[k] = input_of(tid * kStates + k);
     }
-    return x;
+    for (int step = 0; step < work; ++step) {
+#pragma unroll
+        for (int k = 0; k < kStates; ++k) {
+            s[k] ^= s[k] << kA;
+            s[k] ^= s[k] >> kB;
+            s[k] ^= s[k] << kC;
+        }
+    }
+    return s[0] + s[1] + s[2] + s[3];  // + rather than ^: xorshift is linear in ^
 }
 
-__device__ std::uint32_t path_b(std::uint32_t x, int work) {
-    for (int step = 0; step < work; ++step) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-    }
-    return x;
+__device__ std::uint32_t path_a(std::uint32_t tid, int work) {
+    return xorshift_states<13, 17, 5>(tid, work);
+}
+
+__device__ std::uint32_t path_b(std::uint32_t tid, int work) {
+    return xorshift_states<5, 17, 13>(tid, work);
 }
 
 __global__ void long_even_odd_divergent_kernel(std::uint32_t* out, int n, int work) {
@@ -46,13 +66,12 @@ __global__ void long_even_odd_divergent_kernel(std::uint32_t* out, int n, int wo
     if (tid >= n) {
         return;
     }
-    std::uint32_t x = input_of(static_cast<std::uint32_t>(tid));
+    const auto id = static_cast<std::uint32_t>(tid);
     if (tid % 2 == 0) {
-        x = path_a(x, work);
+        out[tid] = path_a(id, work);
     } else {
-        x = path_b(x, work);
+        out[tid] = path_b(id, work);
     }
-    out[tid] = x;
 }
 
 __global__ void long_warp_aligned_kernel(std::uint32_t* out, int n, int work) {
@@ -60,13 +79,12 @@ __global__ void long_warp_aligned_kernel(std::uint32_t* out, int n, int work) {
     if (tid >= n) {
         return;
     }
-    std::uint32_t x = input_of(static_cast<std::uint32_t>(tid));
+    const auto id = static_cast<std::uint32_t>(tid);
     if ((tid / warpSize) % 2 == 0) {
-        x = path_a(x, work);
+        out[tid] = path_a(id, work);
     } else {
-        x = path_b(x, work);
+        out[tid] = path_b(id, work);
     }
-    out[tid] = x;
 }
 
 }  // namespace
