@@ -153,7 +153,8 @@ TEST(ReductionGpu, GridStrideStagesFillTheDevice) {
             EXPECT_GE(grid / device.sm_count, 1u);
             EXPECT_LE(grid / device.sm_count * block,
                       static_cast<unsigned int>(device.max_threads_per_sm));
-            EXPECT_GT(reducer.workspace_bytes(), 0u);
+            // Stage 12 adds into the output itself and needs no workspace.
+            EXPECT_EQ(reducer.workspace_bytes() > 0, std::string(id) != "12");
         }
     }
 }
@@ -187,9 +188,11 @@ TEST(ReductionBugDemo, HistoricalVolatileLastWarp) {
     RecordProperty("runs", runs);
 }
 
-// The sweep behind stage 10's constants (loads in flight, load flavour, block size, blocks per
-// SM), at 2^25 and 2^28, with CUB in the same process. Not a test: run explicitly with
+// The sweep behind the constants of stages 10-12 (tuned_constants.hpp): loads in flight, load
+// flavour, layout, block size and blocks per SM, at 2^25 and 2^28, next to CUB and the stages in
+// the same process. Not a test: run explicitly with
 //   reduction_gpu_test --gtest_filter='ReductionTuning.*' --gtest_also_run_disabled_tests
+// Output: one line per measurement, "n what loads block per_sm grid policy layout ms pass1_ms".
 TEST(ReductionTuning, DISABLED_VectorizedSweep) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
@@ -202,9 +205,9 @@ TEST(ReductionTuning, DISABLED_VectorizedSweep) {
     config.warmup = 5;
     config.repetitions = 50;
     const char* policies[] = {"plain", "ldcs", "L2::256B"};
-    const double peak = device.theoretical_bandwidth_gbs();
-    std::printf("%-10s %-9s %5s %5s %6s %10s %10s %7s\n", "n", "policy", "loads", "block", "grid",
-                "ms(full)", "ms(pass1)", "%peak");
+    const char* layouts[] = {"thread_stride", "block_tiles"};
+    std::printf("%-10s %-8s %5s %5s %6s %6s %-9s %-13s %9s %9s\n", "n", "what", "loads", "block",
+                "per_sm", "grid", "policy", "layout", "ms", "pass1_ms");
     for (std::size_t n : {std::size_t{1} << 25, max_n}) {
         const int expected = reduction::reference_sum(host.data(), n);
         for (const char* id : {"cub", "9", "10", "11", "12"}) {
@@ -218,47 +221,55 @@ TEST(ReductionTuning, DISABLED_VectorizedSweep) {
                 EXPECT_EQ(read_sum(d_sum), expected) << id;
                 const ct::Stats s = ct::time_repeated(
                     [&](cudaStream_t st) { r.run(d_in.data(), d_sum.data(), st); }, config);
-                std::printf("%-10zu stage %-3s %5s %5d %6u %10.4f %10s %7.1f\n", n, id, "-", block,
-                            r.passes()[0].grid, s.median_ms, "-",
-                            ct::percent_of(ct::bandwidth_gbs(4.0 * n, s.median_ms), peak));
+                const unsigned int grid = r.passes()[0].grid;
+                std::printf("%-10zu stage%-3s %5s %5d %6u %6u %-9s %-13s %9.4f %9s\n", n, id, "-",
+                            block, grid / device.sm_count, grid, "-", "-", s.median_ms, "-");
             }
         }
-        for (int policy = 0; policy < 3; ++policy) {
-            for (int loads : {1, 2, 4, 8}) {
-                for (int block : {128, 256, 512, 1024}) {
-                    const int full =
-                        reduction::detail::vectorized_variant_blocks_per_sm(block, loads, policy);
-                    for (int per_sm : {full, std::max(1, full / 2)}) {
-                        if (per_sm != full && full == 1) {
-                            continue;
-                        }
-                        const unsigned int grid = static_cast<unsigned int>(std::min<std::size_t>(
-                            device.sm_count * per_sm,
-                            reduction::config::blocks_to_cover(n, block, 4 * loads)));
-                        reduction::detail::KernelArgs pass1{d_in.data(), partials.data(), n,
-                                                            grid,        block,           nullptr};
-                        reduction::detail::KernelArgs pass2{partials.data(), d_sum.data(), grid, 1,
-                                                            block,           nullptr};
-                        auto both = [&](cudaStream_t st) {
-                            pass1.stream = st;
-                            pass2.stream = st;
-                            reduction::detail::launch_vectorized_variant(pass1, loads, policy);
-                            reduction::detail::launch_vectorized_variant(pass2, loads, policy);
-                        };
-                        both(nullptr);
-                        CT_CHECK(cudaDeviceSynchronize());
-                        EXPECT_EQ(read_sum(d_sum), expected) << loads << " " << policy;
-                        const ct::Stats s_full = ct::time_repeated(both, config);
-                        const ct::Stats s_first = ct::time_repeated(
-                            [&](cudaStream_t st) {
+        for (int layout = 0; layout < 2; ++layout) {
+            for (int policy : {0, 2}) {
+                for (int loads : {1, 2, 4, 8}) {
+                    for (int block : {128, 256, 512, 1024}) {
+                        const int full = reduction::detail::vectorized_variant_blocks_per_sm(
+                            block, loads, policy, layout);
+                        ASSERT_GT(full, 0);
+                        for (int per_sm : {full, full / 2}) {
+                            if (per_sm < 1) {  // full == 1: no half
+                                continue;
+                            }
+                            const unsigned int grid =
+                                static_cast<unsigned int>(std::min<std::size_t>(
+                                    static_cast<std::size_t>(device.sm_count) * per_sm,
+                                    reduction::config::blocks_to_cover(n, block, 4 * loads)));
+                            reduction::detail::KernelArgs pass1{
+                                d_in.data(), partials.data(), n, grid, block, nullptr};
+                            reduction::detail::KernelArgs pass2{
+                                partials.data(), d_sum.data(), grid, 1, block, nullptr};
+                            auto both = [&](cudaStream_t st) {
                                 pass1.stream = st;
-                                reduction::detail::launch_vectorized_variant(pass1, loads, policy);
-                            },
-                            config);
-                        std::printf(
-                            "%-10zu %-9s %5d %5d %6u %10.4f %10.4f %7.1f\n", n, policies[policy],
-                            loads, block, grid, s_full.median_ms, s_first.median_ms,
-                            ct::percent_of(ct::bandwidth_gbs(4.0 * n, s_full.median_ms), peak));
+                                pass2.stream = st;
+                                reduction::detail::launch_vectorized_variant(pass1, loads, policy,
+                                                                             layout);
+                                reduction::detail::launch_vectorized_variant(pass2, loads, policy,
+                                                                             layout);
+                            };
+                            d_sum.fill_bytes(0xff);
+                            both(nullptr);
+                            CT_CHECK(cudaDeviceSynchronize());
+                            EXPECT_EQ(read_sum(d_sum), expected)
+                                << loads << " " << policy << " " << layout;
+                            const ct::Stats s_full = ct::time_repeated(both, config);
+                            const ct::Stats s_first = ct::time_repeated(
+                                [&](cudaStream_t st) {
+                                    pass1.stream = st;
+                                    reduction::detail::launch_vectorized_variant(pass1, loads,
+                                                                                 policy, layout);
+                                },
+                                config);
+                            std::printf("%-10zu %-8s %5d %5d %6d %6u %-9s %-13s %9.4f %9.4f\n", n,
+                                        "variant", loads, block, per_sm, grid, policies[policy],
+                                        layouts[layout], s_full.median_ms, s_first.median_ms);
+                        }
                     }
                 }
             }

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# How the chapter's GPU results were produced (one session on the lent H100): build the
-# reduction targets, run the tests, the executable at 2^25 and 2^28, the block-size and
-# stage-10 tuning sweeps, racecheck on the historical stage 5, and the sanitizer on the tests.
+# How the chapter's GPU results were produced (one session on the lent H100):
+#  1. build the reduction targets;
+#  2. the tuning sweep of the beyond-the-book stages, and pick_tuned_constants.py rewrites
+#     stages/tuned_constants.hpp with the winner (then rebuild);
+#  3. tests, the executable at 2^25 and 2^28 (JSON/CSV) and at other block sizes;
+#  4. racecheck on the historical and the correct stage 5, Nsight Compute metrics of stages 1-3
+#     and 7-10, SASS instruction counts, and the sanitizer on the GPU tests.
 #   chapters/03_reduction/scripts/gpu_session.sh OUTDIR [build-dir]
 set -uo pipefail
 out=${1:?output directory}
 build=${2:-build}
+here=chapters/03_reduction
 mkdir -p "$out"
-jobs=$(nproc)
 if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.txt" 2>&1; then
   # Several chapters are written at the same time: if another chapter's folder does not
   # configure right now, build this chapter from a copy of the tree without the others.
@@ -16,49 +20,79 @@ if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure
   tar --exclude='./build*' --exclude='./.git' --exclude='./chapters/0[!13]*' \
     --exclude='./tests/0[!13]*' -cf - . | (cd "$src" && tar xf -)
   build=$src/build
+  here=$src/chapters/03_reduction
   cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$out/configure.txt" 2>&1 ||
     { tail -20 "$out/configure.txt"; exit 3; }
 fi
 rm -f "$out/configure.txt"
-cmake --build "$build" -j"$jobs" --target reduction reduction_cpu_test reduction_gpu_test 2>&1 |
-  tail -5 || exit 3
+targets="reduction reduction_cpu_test reduction_gpu_test"
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | tail -3 || exit 3
 bin="$build/bin/reduction"
 gpu_test="$build/tests/reduction_gpu_test"
 
-ctest --test-dir "$build" -R 'Reduction' --output-on-failure 2>&1 | tee "$out/test.log" | tail -12
-"$gpu_test" --gtest_filter='ReductionBugDemo.*' 2>&1 | grep -E "matched|OK|FAIL" | tee -a "$out/test.log"
+if [ -z "${SKIP_SWEEP:-}" ]; then
+  "$gpu_test" --gtest_filter='ReductionTuning.*' --gtest_also_run_disabled_tests >"$out/sweep.log" 2>&1
+  python3 "$here/scripts/pick_tuned_constants.py" "$out/sweep.log" \
+    "$here/stages/tuned_constants.hpp" | tee "$out/run.log"
+  # shellcheck disable=SC2086
+  cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | tail -1
+fi
+{ echo "### tuned_constants.hpp used below"; grep "inline constexpr" "$here/stages/tuned_constants.hpp"; } | tee -a "$out/run.log"
+
+ctest --test-dir "$build" -R 'Reduction' --output-on-failure >"$out/test.log" 2>&1
+tail -4 "$out/test.log"
+"$gpu_test" --gtest_filter='ReductionGpu.*:ReductionBugDemo.*' 2>&1 |
+  grep -E "checked|matched|OK|FAIL" | tee -a "$out/test.log"
 
 {
   echo "### 2^25, block 256 (the table)"
   "$bin" --n 2^25 --block 256 --reps 100 --csv "$out/reduction.csv" --json "$out/reduction.json"
   echo "### 2^28, block 256"
-  "$bin" --n 2^28 --block 256 --reps 50 --json "$out/reduction_2p28.json"
-  for block in ${BLOCKS:-128 512 1024}; do
+  "$bin" --n 2^28 --block 256 --reps 50 --csv "$out/reduction_2e28.csv" \
+    --json "$out/reduction_2e28.json"
+  for block in ${BLOCKS:-64 128 512 1024}; do
     echo "### 2^25, block $block"
     "$bin" --n 2^25 --block "$block" --reps 50
   done
-} 2>&1 | tee "$out/run.log" | grep -E "^###|^ *(1|4|9|10|11|12|cub) " 
+  echo "### 2^28, block 1024"
+  "$bin" --n 2^28 --block 1024 --reps 50 --stage 9,10,11,12,cub
+} >>"$out/run.log" 2>&1
+grep -E "^###|^(10|11|12|cub) " "$out/run.log" | head -40
 
-if [ -z "${SKIP_SWEEP:-}" ]; then
-  "$gpu_test" --gtest_filter='ReductionTuning.*' --gtest_also_run_disabled_tests 2>&1 >"$out/sweep.log"
-  echo "sweep: $(grep -c '' "$out/sweep.log") lines"
+{
+  echo "### racecheck: the historical volatile stage 5 (5v), then the __syncwarp form (5)"
+  for stage in 5v 5; do
+    echo "## stage $stage: compute-sanitizer --tool racecheck reduction --stage $stage --n 4096"
+    compute-sanitizer --tool racecheck --print-limit 3 "$bin" --stage "$stage" --n 4096 \
+      --block 256 --reps 1 --warmup 0 2>&1 | grep -E "=====|PASS|FAIL"
+  done
+} >"$out/racecheck.log" 2>&1
+grep -E "SUMMARY" "$out/racecheck.log"
+
+if [ -z "${SKIP_NCU:-}" ]; then
+  metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  {
+    echo "### ncu --clock-control none, first launch (the first pass) of each stage, n = 2^25"
+    for stage in 1 2 3 4 5 6 7 8 9 10 11; do
+      echo "## stage $stage"
+      ncu --clock-control none --launch-count 1 --metrics "$metrics" \
+        "$bin" --stage "$stage" --n 2^25 --reps 1 --warmup 0 2>&1 |
+        grep -E "reduce_|gpu__|dram__|smsp__|sm__|l1tex__"
+    done
+  } >>"$out/racecheck.log" 2>&1
+  echo "ncu: $(grep -c 'gpu__time' "$out/racecheck.log") kernels"
 fi
 
 {
-  echo "### racecheck, historical volatile stage 5 (5v) and the __syncwarp form (5), n = 4096"
-  for stage in 5v 5 8 9 11; do
-    echo "## stage $stage"
-    compute-sanitizer --tool racecheck --print-limit 4 "$bin" --stage "$stage" --n 4096 \
-      --block 256 --reps 1 --warmup 0 2>&1 | grep -vE "^\s*$" | tail -n 30
-  done
-  echo "### SASS: warp barriers and shuffles per kernel (256-thread instantiations)"
+  echo "### SASS instruction counts per object file (all block-size instantiations)"
   obj="$build/chapters/03_reduction/CMakeFiles/reduction_kernels.dir/stages"
-  for f in stage05_unrolled_last_warp stage07_grid_stride_occupancy stage08_cooperative_groups_tile stage09_warp_shuffle stage10_vectorized_loads; do
-    echo "## $f: $(cuobjdump -sass "$obj/$f.cu.o" 2>/dev/null | grep -oE '\b(WARPSYNC|BAR\.SYNC[.A-Z_]*|BAR\.[A-Z]+|SHFL\.[A-Z]+|REDUX[.A-Z]*|NANOSLEEP|LDG\.E\.[0-9A-Z.]+)' | sort | uniq -c | tr '\n' ' ')"
+  for f in stage05_unrolled_last_warp stage06_complete_unroll stage07_grid_stride_occupancy stage08_cooperative_groups_tile stage09_warp_shuffle stage11_single_pass_last_block; do
+    echo "## $f: $(cuobjdump -sass "$obj/$f.cu.o" 2>/dev/null | grep -oE '\b(WARPSYNC[.A-Z]*|BAR\.[.A-Z_]+|SHFL\.[A-Z]+|REDUX[.A-Z]*|LDG\.[0-9A-Z.]+|BRA|ATOMG[.A-Z0-9]*|RED\.[.A-Z0-9]+)' | sort | uniq -c | tr -s ' \n' ' ')"
   done
-} 2>&1 | tee "$out/racecheck.log" | tail -40
+} >>"$out/racecheck.log" 2>&1
 
 if [ -z "${SKIP_SANITIZE:-}" ]; then
-  FILTER='Reduction*' timeout "${SANITIZE_TIMEOUT:-240}" scripts/sanitize.sh "$build" 2>&1 |
-    tee "$out/sanitize.log" | tail -8
+  FILTER='Reduction*' timeout "${SANITIZE_TIMEOUT:-200}" scripts/sanitize.sh "$build" >>"$out/test.log" 2>&1
+  tail -3 "$out/test.log"
 fi

@@ -30,8 +30,7 @@ __global__ void __launch_bounds__(kBlock)
     reduce_single_pass_last_block(const int* __restrict__ in, int* __restrict__ out, std::size_t n,
                                   int* __restrict__ partials, unsigned int* counter) {
     __shared__ bool is_last_block;
-    Sum sum = block_sum<kBlock>(
-        thread_sum_vectorized<kBlock, kStageLoadsInFlight, kStageLoadPolicy>(in, n));
+    Sum sum = block_sum<kBlock>(thread_sum_stage<kBlock>(in, n));
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = as_int(sum);
         cuda::atomic_ref<unsigned int, cuda::thread_scope_device> tickets(*counter);
@@ -69,8 +68,9 @@ void launch_single_pass_last_block(const KernelArgs& a) {
 }
 
 int single_pass_last_block_blocks_per_sm(int block) {
-    return vectorized_occupancy(
-        block, [](auto b) { return reduce_single_pass_last_block<b()>; }, "single_pass_last_block");
+    return stage_blocks_per_sm(vectorized_occupancy(
+        block, [](auto b) { return reduce_single_pass_last_block<b()>; },
+        "single_pass_last_block"));
 }
 
 }  // namespace reduction::detail

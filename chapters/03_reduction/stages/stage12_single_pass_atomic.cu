@@ -19,8 +19,7 @@ namespace {
 template <int kBlock>
 __global__ void __launch_bounds__(kBlock)
     reduce_single_pass_atomic(const int* __restrict__ in, int* __restrict__ out, std::size_t n) {
-    const Sum sum = block_sum<kBlock>(
-        thread_sum_vectorized<kBlock, kStageLoadsInFlight, kStageLoadPolicy>(in, n));
+    const Sum sum = block_sum<kBlock>(thread_sum_stage<kBlock>(in, n));
     if (threadIdx.x == 0) {
         atomicAdd(reinterpret_cast<unsigned int*>(out), sum);  // wraps modulo 2^32
     }
@@ -40,8 +39,8 @@ void launch_single_pass_atomic(const KernelArgs& a) {
 }
 
 int single_pass_atomic_blocks_per_sm(int block) {
-    return vectorized_occupancy(
-        block, [](auto b) { return reduce_single_pass_atomic<b()>; }, "single_pass_atomic");
+    return stage_blocks_per_sm(vectorized_occupancy(
+        block, [](auto b) { return reduce_single_pass_atomic<b()>; }, "single_pass_atomic"));
 }
 
 }  // namespace reduction::detail

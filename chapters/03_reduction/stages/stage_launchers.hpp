@@ -57,12 +57,14 @@ int single_pass_atomic_blocks_per_sm(int block);
 /// Elements per thread per loop iteration of the 16-byte-load stages (4 ints x loads in flight).
 int vectorized_elements_per_iteration();
 
-/// The tuning sweep behind stage 10's constants (used by the disabled tuning test): the same
-/// two-pass kernel with `loads_in_flight` int4 loads per iteration (1, 2, 4 or 8) and a load
-/// `policy` (0: plain const __restrict__ load, 1: __ldcs streaming, 2: ld.global.nc with the
-/// L2::256B prefetch hint). Returns false for an unsupported combination.
-bool launch_vectorized_variant(const KernelArgs& args, int loads_in_flight, int policy);
-int vectorized_variant_blocks_per_sm(int block, int loads_in_flight, int policy);
+/// The tuning sweep behind the constants of stages 10-12 (tuned_constants.hpp; used by the
+/// disabled tuning test): stage 10's two-pass kernel with `loads_in_flight` int4 loads per
+/// iteration (1, 2, 4 or 8), a load `policy` (0: plain const __restrict__ load, 2: ld.global.nc
+/// with the L2::256B prefetch hint) and a `layout` (0: thread-strided, 1: block tiles). Returns
+/// false for an unsupported combination (nothing launched).
+bool launch_vectorized_variant(const KernelArgs& args, int loads_in_flight, int policy, int layout);
+/// Resident blocks per SM of that variant (0 for an unsupported combination).
+int vectorized_variant_blocks_per_sm(int block, int loads_in_flight, int policy, int layout);
 
 // CUB's DeviceReduce::Sum (cub_baseline.cu).
 std::size_t cub_temp_storage_bytes(std::size_t n);

@@ -8,9 +8,11 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "device_helpers.cuh"
+#include "tuned_constants.hpp"
 #include "vector_split.hpp"
 
 namespace reduction::detail {
@@ -47,10 +49,19 @@ __device__ __forceinline__ Sum add4(int4 v) {
     return as_sum(v.x) + as_sum(v.y) + as_sum(v.z) + as_sum(v.w);
 }
 
-/// This thread's share of in[0, n): grid-stride over int4 vectors, kLoads independent 16-byte
-/// loads issued before any of them is added (so kLoads requests are in flight per thread).
-/// The first threads of the grid also take the (at most 3 + 3) scalar head and tail elements.
-template <int kBlock, int kLoads, LoadPolicy kPolicy>
+/// How the int4 vectors are dealt out to the threads of the grid (T threads, B per block, L
+/// loads in flight per thread, G blocks):
+///  - kThreadStride: thread t loads vectors t, t + T, ..., t + (L-1)T, then adds L*T. Each
+///    block reads L separate runs of B vectors (B * 16 bytes each) per iteration.
+///  - kBlockTiles: block b owns tiles of L*B consecutive vectors (b, b + G, b + 2G, ...);
+///    thread t loads t, t + B, ..., t + (L-1)B of its block's tile. Each block reads one run of
+///    L * B * 16 bytes per iteration (16 KiB for B = 256, L = 4).
+enum class Layout : int { kThreadStride = 0, kBlockTiles = 1 };
+
+/// This thread's share of in[0, n): a grid-stride walk over int4 vectors, kLoads independent
+/// 16-byte loads issued before any of them is added (so kLoads requests are in flight per
+/// thread). The first threads of the grid also take the (at most 3 + 3) scalar head and tail.
+template <int kBlock, int kLoads, LoadPolicy kPolicy, Layout kLayout>
 __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in, std::size_t n) {
     const VectorSplitParts parts = split_vectors(reinterpret_cast<std::uintptr_t>(in), n);
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
@@ -66,20 +77,30 @@ __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in,
     }
 
     const int4* __restrict__ body = reinterpret_cast<const int4*>(in + parts.head);
-    std::size_t v = thread;
-    for (; v + (kLoads - 1) * threads < parts.vectors; v += kLoads * threads) {
+    // Distance between a thread's loads within one iteration, and from one iteration to the next.
+    constexpr bool kTiles = kLayout == Layout::kBlockTiles;
+    const std::size_t spacing = kTiles ? kBlock : threads;
+    const std::size_t step = kLoads * threads;
+    std::size_t v =
+        kTiles ? static_cast<std::size_t>(blockIdx.x) * (kLoads * kBlock) + threadIdx.x : thread;
+    for (; v + (kLoads - 1) * spacing < parts.vectors; v += step) {
         int4 x[kLoads];
 #pragma unroll
         for (int k = 0; k < kLoads; ++k) {
-            x[k] = load16<kPolicy>(body + v + k * threads);  // all loads first ...
+            x[k] = load16<kPolicy>(body + v + k * spacing);  // all loads first ...
         }
 #pragma unroll
         for (int k = 0; k < kLoads; ++k) {
             sum += add4(x[k]);  // ... then the adds
         }
     }
-    for (; v < parts.vectors; v += threads) {  // fewer than kLoads vectors left for this thread
-        sum += add4(load16<kPolicy>(body + v));
+    // The last, partial iteration: later iterations start even further out, so only this one
+    // can still hold vectors for this thread.
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+        if (v + k * spacing < parts.vectors) {
+            sum += add4(load16<kPolicy>(body + v + k * spacing));
+        }
     }
     return sum;
 }
@@ -106,10 +127,19 @@ __device__ __forceinline__ Sum block_sum(Sum v) {
     return v;
 }
 
-/// The loads in flight per thread and the load flavour that stages 10-12 use; chosen with the
-/// tuning sweep (tests/03_reduction/gpu_test.cu, DISABLED_VectorizedSweep) - see the README.
-inline constexpr int kStageLoadsInFlight = 4;
-inline constexpr LoadPolicy kStageLoadPolicy = LoadPolicy::kPlain;
+/// What stages 10-12 use (see tuned_constants.hpp: chosen by the tuning sweep).
+inline constexpr int kStageLoadsInFlight = tuned::kLoadsInFlight;
+inline constexpr LoadPolicy kStageLoadPolicy = static_cast<LoadPolicy>(tuned::kLoadPolicy);
+inline constexpr Layout kStageLayout = static_cast<Layout>(tuned::kLayout);
+static_assert(kStageLoadsInFlight >= 1 && kStageLoadsInFlight <= 8);
+static_assert(tuned::kOccupancyDivisor >= 1);
+
+/// This thread's share of in[0, n) with the stage constants.
+template <int kBlock>
+__device__ __forceinline__ Sum thread_sum_stage(const int* __restrict__ in, std::size_t n) {
+    return thread_sum_vectorized<kBlock, kStageLoadsInFlight, kStageLoadPolicy, kStageLayout>(in,
+                                                                                              n);
+}
 
 /// Resident blocks per SM for `kernel<kBlock>` instantiated over VectorizedBlocks.
 template <typename KernelFor>
@@ -122,6 +152,12 @@ int vectorized_occupancy(int block, KernelFor&& kernel_for, const char* stage) {
         unsupported_block_size(stage, block);
     }
     return blocks;
+}
+
+/// Blocks per SM the beyond-the-book stages launch: the resident maximum divided by the tuned
+/// divisor (with more loads in flight per thread, fewer resident warps can keep DRAM busy).
+inline int stage_blocks_per_sm(int resident) {
+    return resident >= 1 ? std::max(1, resident / tuned::kOccupancyDivisor) : resident;
 }
 
 }  // namespace reduction::detail
