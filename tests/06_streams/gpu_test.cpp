@@ -3,6 +3,10 @@
 // rules leave free must overlap where the chapter says they do. The "must overlap" assertions
 // use kernels of 1 ms, far longer than the few µs between launches, and are skipped under
 // compute-sanitizer (CT_SANITIZE), which slows launches down and may serialize kernels.
+// Under CT_SANITIZE the multi-threaded scenario 4 is left out as well: on the H100 with CUDA 13.0,
+// racecheck reported "Detected a failure to track a kernel launch" and hung on this suite (the
+// other three tools ran it clean). The kernels have no shared memory, so racecheck has nothing
+// to check in them anyway.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -21,6 +25,11 @@ namespace {
 
 bool sanitizing() {
     return std::getenv("CT_SANITIZE") != nullptr;
+}
+
+// Scenario 4 (eight host threads launching at once) is skipped under the sanitizer, see above.
+bool host_threads_here() {
+    return !sanitizing();
 }
 
 streams::ScenarioConfig test_config() {
@@ -66,6 +75,9 @@ TEST(StreamsGpu, LegacyDefaultStreamSerializesWhatTheRulesSay) {
     cudatutorial::select_device(0);
     const auto config = test_config();
     for (const int scenario : {1, 3, 4}) {
+        if (scenario == 4 && !host_threads_here()) {
+            continue;
+        }
         SCOPED_TRACE("scenario " + std::to_string(scenario) + ", legacy build");
         const auto s = run_checked(Build::kLegacy, scenario, config);
         EXPECT_EQ(s.allowed_pairs, 0);
@@ -97,6 +109,9 @@ TEST(StreamsGpu, NonBlockingAndPerThreadStreamsOverlap) {
         }
     }
     for (const int scenario : {3, 4}) {
+        if (scenario == 4 && !host_threads_here()) {
+            continue;
+        }
         SCOPED_TRACE("scenario " + std::to_string(scenario) + ", per-thread build");
         const auto s = run_checked(Build::kPerThread, scenario, config);
         EXPECT_EQ(s.worker_pairs, 28);
@@ -121,6 +136,9 @@ TEST(StreamsGpu, NonBlockingAndPerThreadStreamsOverlap) {
 
 TEST(StreamsGpu, EachHostThreadHasItsOwnDefaultStreamOnlyInThePerThreadBuild) {
     CT_REQUIRE_GPU();
+    if (!host_threads_here()) {
+        GTEST_SKIP() << "multi-threaded launches: not under compute-sanitizer (racecheck hangs)";
+    }
     cudatutorial::select_device(0);
     auto config = test_config();
     config.kernel_us = 20.0;
@@ -155,6 +173,9 @@ TEST(StreamsGpu, EveryKernelWritesExactlyItsOutput) {
     for (const std::uint32_t n : {1u, 127u, 128u, 4097u}) {
         for (const Build build : {Build::kLegacy, Build::kPerThread}) {
             for (int scenario = 1; scenario <= 4; ++scenario) {
+                if (scenario == 4 && !host_threads_here()) {
+                    continue;
+                }
                 SCOPED_TRACE("n " + std::to_string(n) + ", " + name(build) + ", scenario " +
                              std::to_string(scenario));
                 config.n = n;
