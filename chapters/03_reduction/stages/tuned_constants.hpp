@@ -10,6 +10,6 @@ namespace reduction::detail::tuned {
 inline constexpr int kLoadsInFlight = 4;     ///< int4 loads issued per thread before adding
 inline constexpr int kLoadPolicy = 2;        ///< 0: plain, 2: ld.global.nc.L2::256B
 inline constexpr int kLayout = 1;            ///< 0: thread-strided, 1: block tiles
-inline constexpr int kOccupancyDivisor = 2;  ///< launch resident-blocks-per-SM / this, per SM
+inline constexpr int kOccupancyDivisor = 1;  ///< launch resident-blocks-per-SM / this, per SM
 
 }  // namespace reduction::detail::tuned
