@@ -1,8 +1,8 @@
 // Stage 12 (beyond the book) - one kernel, block sums combined with atomicAdd.
 //
 // What changed from stage 11: no partials array, no ticket. The output is cleared with
-// cudaMemsetAsync (part of the timed work: it is an operation on the stream, cheaper than a
-// kernel launch), then thread 0 of every block adds its block's sum straight into it:
+// cudaMemsetAsync (part of the timed work: one more operation on the stream), then thread 0 of
+// every block adds its block's sum straight into it:
 //
 //   memset(out, 0);   block b:  atomicAdd(out, block_sum(...))      (one atomic per block)
 //

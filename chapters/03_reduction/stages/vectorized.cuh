@@ -1,5 +1,5 @@
 // Internal to reduction_kernels: the device code the beyond-the-book stages (10-12) share.
-//  - load16<policy>: one 16-byte load, in one of three flavours (the tuning sweep compares them);
+//  - load16<policy>: one 16-byte load, in one of three flavours (the tuning sweeps compared them);
 //  - thread_sum_vectorized: a grid-stride walk over the input with int4 loads, several in
 //    flight per thread, plus the scalar head/tail that 16-byte alignment leaves;
 //  - block_sum: a block reduction made of warp reductions (cg::reduce) - no shared-memory tree.
