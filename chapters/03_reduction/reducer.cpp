@@ -348,21 +348,22 @@ struct Reducer::Impl {
     std::size_t n = 0;
     int block = 0;
     std::vector<Pass> passes;
-    cudatutorial::DeviceBuffer<int> partials[2];
-    cudatutorial::DeviceBuffer<unsigned int> counter;
-    cudatutorial::DeviceBuffer<unsigned char> cub_temp;
+    // Workspace: written by every run(), which is const because it changes no configuration.
+    mutable cudatutorial::DeviceBuffer<int> partials[2];
+    mutable cudatutorial::DeviceBuffer<unsigned int> counter;
+    mutable cudatutorial::DeviceBuffer<unsigned char> cub_temp;
 
     void launch_pass(std::size_t k, const int* d_in, int* d_sum, bool last,
                      cudaStream_t stream) const {
         KernelArgs args;
         args.in = k == 0 ? d_in : partials[(k - 1) % 2].data();
-        args.out = last ? d_sum : const_cast<int*>(partials[k % 2].data());
+        args.out = last ? d_sum : partials[k % 2].data();
         args.n = passes[k].count;
         args.grid = passes[k].grid;
         args.block = passes[k].block;
         args.stream = stream;
-        args.partials = const_cast<int*>(partials[0].data());
-        args.counter = const_cast<unsigned int*>(counter.data());
+        args.partials = partials[0].data();
+        args.counter = counter.data();
         stage->launch(args);
     }
 };
@@ -416,8 +417,7 @@ Reducer& Reducer::operator=(Reducer&&) noexcept = default;
 void Reducer::run(const int* d_in, int* d_sum, cudaStream_t stream) const {
     const Impl& r = *impl_;
     if (r.stage->combine == Combine::kCub) {
-        detail::launch_cub_sum(const_cast<unsigned char*>(r.cub_temp.data()), r.cub_temp.size(),
-                               d_in, d_sum, r.n, stream);
+        detail::launch_cub_sum(r.cub_temp.data(), r.cub_temp.size(), d_in, d_sum, r.n, stream);
         return;
     }
     for (std::size_t k = 0; k < r.passes.size(); ++k) {
