@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Turns the CSV of `ncu --csv --section Occupancy --metrics ...` over the matrix-sum sweep
+(see ./execution_model --profile-help) into one row per block shape (its last launch, the timed
+one). Used to make docs/results/nvidia-h100-80gb-hbm3/execution_model_ncu.txt:
+
+    python3 chapters/01_execution_model/ncu_sweep_table.py execution_model_ncu.csv
+"""
+import csv
+import io
+import sys
+
+COLUMNS = [
+    ("gpu__time_duration.sum", "time us", lambda v: f"{float(v) / 1000:.1f}"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", None),
+    ("Theoretical Occupancy", "theoretical occ. %", None),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occ. %", None),
+    ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", "gld efficiency %", None),
+    ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second", "gld GB/s",
+     lambda v: f"{float(v) / 1e9:.0f}"),
+    ("Block Limit Warps", "block limit warps", None),
+    ("Block Limit SM", "block limit SM", None),
+    ("Block Limit Registers", "block limit regs", None),
+]
+
+
+def main(path):
+    text = open(path, encoding="utf-8", errors="replace").read()
+    start = text.find('"ID"')
+    if start < 0:
+        print("no ncu rows found")
+        return 1
+    launches = {}
+    for row in csv.DictReader(io.StringIO(text[start:])):
+        launch = launches.setdefault(row["ID"], {"block": row["Block Size"],
+                                                 "grid": row["Grid Size"]})
+        launch[row["Metric Name"]] = row["Metric Value"].replace(",", "")
+    last = {}  # block shape -> its last launch
+    for launch in launches.values():
+        last[launch["block"]] = launch
+    rows = [["block", "grid", *[label for _, label, _ in COLUMNS]]]
+    for block, launch in last.items():
+        shape = "(" + ",".join(block.strip("()").split(", ")[:2]) + ")"
+        grid = launch["grid"].strip("()").split(", ")
+        cells = [shape, f"{grid[0]} x {grid[1]}"]
+        for key, _, fmt in COLUMNS:
+            value = launch.get(key, "-")
+            cells.append(fmt(value) if fmt and value != "-" else value)
+        rows.append(cells)
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    for i, row in enumerate(rows):
+        print("  ".join(cell.ljust(widths[c]) if c < 2 else cell.rjust(widths[c])
+                        for c, cell in enumerate(row)))
+        if i == 0:
+            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print()
+    print("one row per block shape: its last launch (the timed one); ncu --clock-control none")
+    print("metrics: " + ", ".join(f"{label} = {key}" for key, label, _ in COLUMNS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
