@@ -50,7 +50,7 @@ ScenarioRun run_host_threads(const ScenarioConfig& config) {
                 slots.launch_with_id(t, "t" + std::to_string(t + 1), Role::kWorker, 0, id,
                                      default_stream_label(t + 1), default_stream_kind(), t + 1,
                                      duration);
-                CT_CHECK(cudaStreamSynchronize(0));  // this thread's default stream
+                CT_CHECK(cudaStreamSynchronize(0));  // stream 0 as this build means it
             } catch (...) {
                 error = std::current_exception();
             }
