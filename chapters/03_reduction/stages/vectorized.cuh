@@ -28,6 +28,7 @@ enum class LoadPolicy : int {
     kPlain = 0,      ///< `*p` through a const __restrict__ pointer (the read-only data path)
     kStreaming = 1,  ///< __ldcs: "evict first", the data is used once
     kPrefetchL2 = 2  ///< ld.global.nc.L1::no_allocate.L2::256B: ask L2 to fetch 256-byte blocks
+                     ///< (sm_80 and newer; sm_75 falls back to __ldg)
 };
 
 template <LoadPolicy kPolicy>
@@ -37,11 +38,17 @@ __device__ __forceinline__ int4 load16(const int4* __restrict__ p) {
     } else if constexpr (kPolicy == LoadPolicy::kStreaming) {
         return __ldcs(p);
     } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+        // The L2::256B prefetch size needs sm_80 (ptxas rejects it for sm_75): Turing takes the
+        // plain read-only path instead.
+        return __ldg(p);
+#else
         int4 v;
         asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
             : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
             : "l"(p));
         return v;
+#endif
     }
 }
 
