@@ -64,13 +64,8 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 void launch_complete_unroll(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(CompleteUnrollBlocks{}, a.block, [&](auto block) {
-        reduce_complete_unroll<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
-    });
-    if (!launched) {
-        unsupported_block_size("complete_unroll", a.block);
-    }
-    CT_CHECK_LAUNCH();
+    launch_for_block_size(CompleteUnrollBlocks{}, "complete_unroll", a,
+                          [](auto block) { return reduce_complete_unroll<block()>; });
 }
 
 }  // namespace reduction::detail

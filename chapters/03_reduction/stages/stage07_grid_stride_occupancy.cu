@@ -67,25 +67,13 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 void launch_grid_stride(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(GridStrideBlocks{}, a.block, [&](auto block) {
-        reduce_grid_stride<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
-    });
-    if (!launched) {
-        unsupported_block_size("grid_stride", a.block);
-    }
-    CT_CHECK_LAUNCH();
+    launch_for_block_size(GridStrideBlocks{}, "grid_stride", a,
+                          [](auto block) { return reduce_grid_stride<block()>; });
 }
 
 int grid_stride_blocks_per_sm(int block) {
-    int blocks = 0;
-    const bool known = dispatch_block_size(GridStrideBlocks{}, block, [&](auto b) {
-        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reduce_grid_stride<b()>,
-                                                               b(), 0));
-    });
-    if (!known) {
-        unsupported_block_size("grid_stride", block);
-    }
-    return blocks;
+    return blocks_per_sm_for_block_size(GridStrideBlocks{}, "grid_stride", block,
+                                        [](auto b) { return reduce_grid_stride<b()>; });
 }
 
 }  // namespace reduction::detail

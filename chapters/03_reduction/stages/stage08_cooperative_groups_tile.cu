@@ -74,25 +74,13 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 void launch_cooperative_groups_tile(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(TileBlocks{}, a.block, [&](auto block) {
-        reduce_cooperative_groups_tile<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
-    });
-    if (!launched) {
-        unsupported_block_size("cooperative_groups_tile", a.block);
-    }
-    CT_CHECK_LAUNCH();
+    launch_for_block_size(TileBlocks{}, "cooperative_groups_tile", a,
+                          [](auto block) { return reduce_cooperative_groups_tile<block()>; });
 }
 
 int cooperative_groups_tile_blocks_per_sm(int block) {
-    int blocks = 0;
-    const bool known = dispatch_block_size(TileBlocks{}, block, [&](auto b) {
-        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, reduce_cooperative_groups_tile<b()>, b(), 0));
-    });
-    if (!known) {
-        unsupported_block_size("cooperative_groups_tile", block);
-    }
-    return blocks;
+    return blocks_per_sm_for_block_size(TileBlocks{}, "cooperative_groups_tile", block,
+                                        [](auto b) { return reduce_cooperative_groups_tile<b()>; });
 }
 
 }  // namespace reduction::detail

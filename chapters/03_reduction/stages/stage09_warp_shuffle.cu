@@ -72,25 +72,13 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 void launch_warp_shuffle(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(ShuffleBlocks{}, a.block, [&](auto block) {
-        reduce_warp_shuffle<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
-    });
-    if (!launched) {
-        unsupported_block_size("warp_shuffle", a.block);
-    }
-    CT_CHECK_LAUNCH();
+    launch_for_block_size(ShuffleBlocks{}, "warp_shuffle", a,
+                          [](auto block) { return reduce_warp_shuffle<block()>; });
 }
 
 int warp_shuffle_blocks_per_sm(int block) {
-    int blocks = 0;
-    const bool known = dispatch_block_size(ShuffleBlocks{}, block, [&](auto b) {
-        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, reduce_warp_shuffle<b()>,
-                                                               b(), 0));
-    });
-    if (!known) {
-        unsupported_block_size("warp_shuffle", block);
-    }
-    return blocks;
+    return blocks_per_sm_for_block_size(ShuffleBlocks{}, "warp_shuffle", block,
+                                        [](auto b) { return reduce_warp_shuffle<b()>; });
 }
 
 }  // namespace reduction::detail

@@ -41,14 +41,9 @@ __global__ void __launch_bounds__(kBlock)
 
 template <int kLoads, LoadPolicy kPolicy, Layout kLayout>
 void launch_with(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(VectorizedBlocks{}, a.block, [&](auto block) {
-        reduce_vectorized_loads<block(), kLoads, kPolicy, kLayout>
-            <<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
+    launch_for_block_size(VectorizedBlocks{}, "vectorized_loads", a, [](auto block) {
+        return reduce_vectorized_loads<block(), kLoads, kPolicy, kLayout>;
     });
-    if (!launched) {
-        unsupported_block_size("vectorized_loads", a.block);
-    }
-    CT_CHECK_LAUNCH();
 }
 
 template <int kLoads, LoadPolicy kPolicy, Layout kLayout>

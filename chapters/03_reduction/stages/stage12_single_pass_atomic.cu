@@ -29,13 +29,8 @@ __global__ void __launch_bounds__(kBlock)
 
 void launch_single_pass_atomic(const KernelArgs& a) {
     CT_CHECK(cudaMemsetAsync(a.out, 0, sizeof(int), a.stream));
-    const bool launched = dispatch_block_size(VectorizedBlocks{}, a.block, [&](auto block) {
-        reduce_single_pass_atomic<block()><<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n);
-    });
-    if (!launched) {
-        unsupported_block_size("single_pass_atomic", a.block);
-    }
-    CT_CHECK_LAUNCH();
+    launch_for_block_size(VectorizedBlocks{}, "single_pass_atomic", a,
+                          [](auto block) { return reduce_single_pass_atomic<block()>; });
 }
 
 int single_pass_atomic_blocks_per_sm(int block) {

@@ -151,14 +151,7 @@ __device__ __forceinline__ Sum thread_sum_stage(const int* __restrict__ in, std:
 /// Resident blocks per SM for `kernel<kBlock>` instantiated over VectorizedBlocks.
 template <typename KernelFor>
 int vectorized_occupancy(int block, KernelFor&& kernel_for, const char* stage) {
-    int blocks = 0;
-    const bool known = dispatch_block_size(VectorizedBlocks{}, block, [&](auto b) {
-        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_for(b), b(), 0));
-    });
-    if (!known) {
-        unsupported_block_size(stage, block);
-    }
-    return blocks;
+    return blocks_per_sm_for_block_size(VectorizedBlocks{}, stage, block, kernel_for);
 }
 
 /// Blocks per SM the beyond-the-book stages launch: the resident maximum divided by the tuned
