@@ -13,6 +13,7 @@ import argparse
 import json
 import pathlib
 import sys
+import textwrap
 
 
 def load_results(folder):
@@ -55,6 +56,10 @@ def plot_one(stem, doc, out_dir, plt):
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:g}"))
+    # Label only the 2x and 5x minor ticks: enough to read a bar, not a crowd of digits.
+    ax.xaxis.set_minor_formatter(plt.FuncFormatter(
+        lambda value, _: f"{value:g}" if f"{value:.0e}"[0] in "25" else ""))
+    ax.tick_params(axis="x", which="minor", labelsize="x-small")
     ax.set_xlabel("median time, ms (log scale; lower is better)")
     if base and base.get("median_ms"):
         label = "CUB" if base["id"] == "cub" else base["name"]
@@ -71,8 +76,8 @@ def plot_one(stem, doc, out_dir, plt):
             ax.axvline(base["percent_of_peak"], color="#dd8452", linestyle="--")
     run = doc["run"]
     params = ", ".join(f"{k} {v}" for k, v in run.get("parameters", {}).items())
-    fig.suptitle(f"{doc['program']}: {run['gpu']}, CUDA {run['cuda_runtime']}\n{params}",
-                 fontsize="medium")
+    fig.suptitle(f"{doc['program']}: {run['gpu']}, CUDA {run['cuda_runtime']}\n" +
+                 "\n".join(textwrap.wrap(params, 110)), fontsize="medium")
     fig.tight_layout()
     written = []
     for suffix in ("png", "svg"):
