@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -25,55 +27,63 @@ void free_device_bytes(void* pointer) noexcept;
 void free_pinned_bytes(void* pointer) noexcept;
 }  // namespace detail
 
-/// An array of `T` in device memory, owned. Move-only.
-template <typename T>
-class DeviceBuffer {
-public:
-    /// An empty buffer.
-    DeviceBuffer() = default;
-    /// Allocates `count` elements (uninitialized). A zero count allocates nothing.
-    explicit DeviceBuffer(std::size_t count)
-        : data_(count ? static_cast<T*>(detail::allocate_device_bytes(count * sizeof(T)))
-                      : nullptr),
-          size_(count) {}
-    /// Allocates and copies `host` to the device.
-    explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) {
-        copy_from_host(host);
-    }
-    /// Frees the memory.
-    ~DeviceBuffer() { detail::free_device_bytes(data_); }
+namespace detail {
 
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    /// Takes over `other`'s memory.
-    DeviceBuffer(DeviceBuffer&& other) noexcept
+/// What every owning array here has in common: allocation on construction, release on
+/// destruction (also during exception unwinding), move-only ownership, size queries.
+template <typename T, void* (*Allocate)(std::size_t), void (*Release)(void*) noexcept>
+class OwnedArray {
+public:
+    OwnedArray() = default;
+    explicit OwnedArray(std::size_t count)
+        : data_(count ? static_cast<T*>(Allocate(count * sizeof(T))) : nullptr), size_(count) {}
+    ~OwnedArray() { Release(data_); }
+    OwnedArray(const OwnedArray&) = delete;
+    OwnedArray& operator=(const OwnedArray&) = delete;
+    OwnedArray(OwnedArray&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-    /// Frees this buffer's memory and takes over `other`'s.
-    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    OwnedArray& operator=(OwnedArray&& other) noexcept {
         if (this != &other) {
-            detail::free_device_bytes(data_);
+            Release(data_);
             data_ = std::exchange(other.data_, nullptr);
             size_ = std::exchange(other.size_, 0);
         }
         return *this;
     }
 
-    /// Device pointer to the first element (null when empty).
     T* data() { return data_; }
-    /// Device pointer to the first element (null when empty).
     const T* data() const { return data_; }
-    /// Number of elements.
     std::size_t size() const { return size_; }
-    /// Size in bytes.
     std::size_t bytes() const { return size_ * sizeof(T); }
-    /// True when the buffer holds no element.
     bool empty() const { return size_ == 0; }
+
+protected:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+}  // namespace detail
+
+/// An array of `T` in device memory, owned and move-only. data() is a device pointer (null when
+/// empty); size(), bytes() and empty() describe it.
+template <typename T>
+class DeviceBuffer
+    : public detail::OwnedArray<T, detail::allocate_device_bytes, detail::free_device_bytes> {
+    using Base = detail::OwnedArray<T, detail::allocate_device_bytes, detail::free_device_bytes>;
+
+public:
+    /// An empty buffer.
+    DeviceBuffer() = default;
+    /// Allocates `count` elements (uninitialized). A zero count allocates nothing.
+    explicit DeviceBuffer(std::size_t count) : Base(count) {}
+    /// Allocates and copies `host` to the device.
+    explicit DeviceBuffer(const std::vector<T>& host) : Base(host.size()) { copy_from_host(host); }
 
     /// Copies `count` elements from host memory into the start of the buffer.
     void copy_from_host(const T* source, std::size_t count) {
         require_fits(count);
         if (count) {
-            CT_CHECK(cudaMemcpy(data_, source, count * sizeof(T), cudaMemcpyHostToDevice));
+            CT_CHECK(cudaMemcpy(this->data_, source, count * sizeof(T), cudaMemcpyHostToDevice));
         }
     }
     /// Copies a whole host vector into the start of the buffer.
@@ -84,90 +94,60 @@ public:
     void copy_to_host(T* destination, std::size_t count) const {
         require_fits(count);
         if (count) {
-            CT_CHECK(cudaMemcpy(destination, data_, count * sizeof(T), cudaMemcpyDeviceToHost));
+            CT_CHECK(
+                cudaMemcpy(destination, this->data_, count * sizeof(T), cudaMemcpyDeviceToHost));
         }
     }
     /// The whole buffer, copied to a new host vector.
     std::vector<T> to_host() const {
-        std::vector<T> host(size_);
-        copy_to_host(host.data(), size_);
+        std::vector<T> host(this->size_);
+        copy_to_host(host.data(), this->size_);
         return host;
     }
     /// Sets every byte to `value`: used to poison outputs before a run, so that an element a
     /// kernel forgot to write cannot pass for a correct one left over from an earlier run.
     void fill_bytes(unsigned char value) {
-        if (size_) {
-            CT_CHECK(cudaMemset(data_, value, bytes()));
+        if (this->size_) {
+            CT_CHECK(cudaMemset(this->data_, value, this->bytes()));
         }
     }
     /// Asynchronous fill_bytes on `stream`.
     void fill_bytes_async(unsigned char value, cudaStream_t stream) {
-        if (size_) {
-            CT_CHECK(cudaMemsetAsync(data_, value, bytes(), stream));
+        if (this->size_) {
+            CT_CHECK(cudaMemsetAsync(this->data_, value, this->bytes(), stream));
         }
     }
 
 private:
     void require_fits(std::size_t count) const {
-        if (count > size_) {
+        if (count > this->size_) {
             throw std::out_of_range("DeviceBuffer copy of " + std::to_string(count) +
-                                    " elements into a buffer of " + std::to_string(size_));
+                                    " elements into a buffer of " + std::to_string(this->size_));
         }
     }
-
-    T* data_ = nullptr;
-    std::size_t size_ = 0;
 };
 
-/// An array of `T` in page-locked (pinned) host memory, owned. Needed for truly asynchronous
-/// cudaMemcpyAsync; pageable memory makes the copy synchronous with respect to the host.
+/// An array of `T` in page-locked (pinned) host memory, owned and move-only. Needed for truly
+/// asynchronous cudaMemcpyAsync; pageable memory makes the copy synchronous with the host.
 template <typename T>
-class PinnedBuffer {
+class PinnedBuffer
+    : public detail::OwnedArray<T, detail::allocate_pinned_bytes, detail::free_pinned_bytes> {
+    using Base = detail::OwnedArray<T, detail::allocate_pinned_bytes, detail::free_pinned_bytes>;
+
 public:
     /// An empty buffer.
     PinnedBuffer() = default;
     /// Allocates `count` elements of page-locked host memory (uninitialized).
-    explicit PinnedBuffer(std::size_t count)
-        : data_(count ? static_cast<T*>(detail::allocate_pinned_bytes(count * sizeof(T)))
-                      : nullptr),
-          size_(count) {}
-    /// Frees the memory.
-    ~PinnedBuffer() { detail::free_pinned_bytes(data_); }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    /// Takes over `other`'s memory.
-    PinnedBuffer(PinnedBuffer&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-    /// Frees this buffer's memory and takes over `other`'s.
-    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-        if (this != &other) {
-            detail::free_pinned_bytes(data_);
-            data_ = std::exchange(other.data_, nullptr);
-            size_ = std::exchange(other.size_, 0);
-        }
-        return *this;
-    }
+    explicit PinnedBuffer(std::size_t count) : Base(count) {}
 
-    /// Host pointer to the first element.
-    T* data() { return data_; }
-    /// Host pointer to the first element.
-    const T* data() const { return data_; }
-    /// Number of elements.
-    std::size_t size() const { return size_; }
-    /// Size in bytes.
-    std::size_t bytes() const { return size_ * sizeof(T); }
     /// Element `i` (no bounds check).
-    T& operator[](std::size_t i) { return data_[i]; }
+    T& operator[](std::size_t i) { return this->data_[i]; }
     /// Element `i` (no bounds check).
-    const T& operator[](std::size_t i) const { return data_[i]; }
+    const T& operator[](std::size_t i) const { return this->data_[i]; }
     /// For range-for.
-    T* begin() { return data_; }
+    T* begin() { return this->data_; }
     /// For range-for.
-    T* end() { return data_ + size_; }
-
-private:
-    T* data_ = nullptr;
-    std::size_t size_ = 0;
+    T* end() { return this->data_ + this->size_; }
 };
 
 }  // namespace cudatutorial
