@@ -1,0 +1,40 @@
+// Every chapter executable, run where there is no CUDA device, says so and exits with 3 (never a
+// crash, a hang or an empty table). Skipped on machines with a GPU, where the chapters' own tests
+// run them for real.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/device_info.hpp"
+#include "process.hpp"
+
+namespace {
+
+std::vector<std::string> chapter_binaries() {
+    std::vector<std::string> paths;
+    std::istringstream list(CT_CHAPTER_BINARIES);
+    for (std::string path; std::getline(list, path, ';');) {
+        if (!path.empty()) {
+            paths.push_back(path);
+        }
+    }
+    return paths;
+}
+
+}  // namespace
+
+TEST(ChaptersWithoutDevice, ExitWithThreeAndSaySo) {
+    if (cudatutorial::cuda_device_count() > 0) {
+        GTEST_SKIP() << "a CUDA device is present: the no-device path cannot be exercised here";
+    }
+    const auto binaries = chapter_binaries();
+    ASSERT_EQ(binaries.size(), 6u) << CT_CHAPTER_BINARIES;
+    for (const auto& binary : binaries) {
+        SCOPED_TRACE(binary);
+        const auto result = cudatutorial::testing::run_process(binary);
+        EXPECT_EQ(result.exit_code, 3) << result.output;
+        EXPECT_NE(result.output.find("no CUDA device"), std::string::npos) << result.output;
+    }
+}
