@@ -13,8 +13,13 @@ cases="$here/bench_cases.txt"
 # Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$([ -n "$(git status --porcelain 2>/dev/null)" ] && echo "+uncommitted changes" || echo "")
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  commit=$(git rev-parse --short HEAD)
+  dirty=$([ -n "$(git status --porcelain)" ] && echo " + uncommitted changes" || echo "")
+else
+  commit="unknown (not a git checkout)"
+  dirty=""
+fi
 date=$(date -Iseconds)
 
 summary_rows=""

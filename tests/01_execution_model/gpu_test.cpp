@@ -65,7 +65,7 @@ bool rejected_for_size(cudaError_t code) {
 
 }  // namespace
 
-TEST(ExecutionModelBugDemo, LaunchErrorsAreTheDocumentedOnes) {
+TEST(ExecutionModelErrorPath, LaunchErrorsAreTheDocumentedOnes) {
     CT_REQUIRE_GPU();
     ct::select_device(0);
     ct::DeviceBuffer<float> a(64), b(64), c(64);
@@ -83,7 +83,7 @@ TEST(ExecutionModelBugDemo, LaunchErrorsAreTheDocumentedOnes) {
     EXPECT_EQ(code({8, 8, 1}), cudaSuccess);               // and the context is still fine
 }
 
-TEST(ExecutionModelBugDemo, SweepReportsARejectedShapeAndGoesOn) {
+TEST(ExecutionModelErrorPath, SweepReportsARejectedShapeAndGoesOn) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo info = ct::select_device(0);
     ct::BenchmarkConfig config;
