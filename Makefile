@@ -18,10 +18,13 @@ CHAPTER     ?= reduction
 
 all: build
 
-$(BUILD_DIR)/CMakeCache.txt:
-	cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
-
-configure: $(BUILD_DIR)/CMakeCache.txt
+# Configures on the first build, and again whenever CMAKE_ARGS is given or BUILD_TYPE differs
+# from the cached one (so `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86` takes effect).
+configure:
+	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || [ -n "$(CMAKE_ARGS)" ] || \
+	    ! grep -q "^CMAKE_BUILD_TYPE:STRING=$(BUILD_TYPE)$$" $(BUILD_DIR)/CMakeCache.txt; then \
+	  cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS); \
+	fi
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -58,6 +61,7 @@ plots:
 	for dir in $(RESULTS)/*/; do $(PLOT_PYTHON) scripts/plot_results.py plot $$dir; done
 
 compare:
+	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
 	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="docs/results/a docs/results/b" [OUT=dir]'; exit 2; }
 	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(RESULTS)/compare)
 

@@ -1,6 +1,7 @@
 #include "cudatutorial/cli.hpp"
 
 #include <cctype>
+#include <fstream>
 #include <iostream>
 #include <limits>
 
@@ -26,8 +27,10 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
         ->capture_default_str();
     app.add_flag("--flush-l2", options.flush_l2,
                  "overwrite the L2 cache before every timed run (cold-cache timing)");
-    app.add_option("--csv", options.csv_path, "also write the results table as CSV to FILE");
-    app.add_option("--json", options.json_path, "also write the results table as JSON to FILE");
+    app.add_option("--csv", options.csv_path, "also write the results table as CSV to FILE")
+        ->check(writable_file_validator());
+    app.add_option("--json", options.json_path, "also write the results table as JSON to FILE")
+        ->check(writable_file_validator());
     app.add_option("--device", options.device, "CUDA device ordinal")
         ->check(CLI::Range(0, 1023))
         ->capture_default_str();
@@ -155,6 +158,19 @@ CLI::Validator size_validator() {
             return {};
         },
         "SIZE", "SIZE");
+}
+
+CLI::Validator writable_file_validator() {
+    return CLI::Validator(
+        [](std::string& path) -> std::string {
+            // Opened for appending, so an existing file is not truncated before the run.
+            std::ofstream probe(path, std::ios::app);
+            if (!probe) {
+                return "cannot write '" + path + "' (does its folder exist?)";
+            }
+            return {};
+        },
+        "FILE", "WRITABLE_FILE");
 }
 
 CLI::Validator power_of_two_validator() {

@@ -286,14 +286,6 @@ void ResultTable::print(std::ostream& out) const {
     }
 }
 
-namespace {
-
-struct RowNumbers {
-    std::optional<double> gbs, percent, previous, first, baseline;
-};
-
-}  // namespace
-
 void ResultTable::write_csv(std::ostream& out) const {
     const auto extras = extra_columns();
     std::vector<std::string> header = {"program", "gpu", "compute_capability", "sm_count",

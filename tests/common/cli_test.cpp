@@ -112,7 +112,8 @@ TEST(CommonOptions, BadInputGivesExitCodeTwo) {
     const std::vector<std::vector<std::string>> bad_inputs = {
         {"--unknown"}, {"--reps", "0"},     {"--reps", "many"}, {"--warmup", "-1"},
         {"--block", "96"}, {"--block", "0"}, {"--n", "-3"},     {"--n", "lots"},
-        {"--device", "-1"}, {"stray-positional"}};
+        {"--device", "-1"}, {"stray-positional"}, {"--csv", "/nonexistent-dir/out.csv"},
+        {"--json", "/nonexistent-dir/out.json"}};
     for (const auto& args : bad_inputs) {
         SCOPED_TRACE(args.front() + (args.size() > 1 ? " " + args[1] : ""));
         ct::CommonOptions options;

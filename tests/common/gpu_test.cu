@@ -29,6 +29,22 @@ __global__ void off_by_one_kernel(const int* in, int* out, int n, int factor) {
     }
 }
 
+__device__ unsigned long long global_timer_ns() {
+    unsigned long long ns;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+}
+
+// Busy-waits `ns` nanoseconds by the GPU's own clock and records how long it really ran.
+__global__ void spin_kernel(unsigned long long ns, unsigned long long* ran_ns) {
+    const unsigned long long start = global_timer_ns();
+    unsigned long long now = start;
+    while (now - start < ns) {
+        now = global_timer_ns();
+    }
+    *ran_ns = now - start;
+}
+
 }  // namespace
 
 TEST(DeviceInfoGpu, AgreesWithTheRuntime) {
@@ -197,4 +213,40 @@ TEST(HarnessGpu, CatchesAKernelThatBreaksOnlyUnderRepetition) {
     EXPECT_TRUE(m.before.passed);
     EXPECT_FALSE(m.after.passed);
     EXPECT_NE(m.failure_detail().find("after repeated runs"), std::string::npos);
+}
+
+TEST(HarnessGpu, SamplesExcludeTheHostLaunchLatency) {
+    CT_REQUIRE_GPU();
+    // A kernel that runs 50 us by the GPU's clock: the event-timed median must be its own
+    // duration plus at most the GPU-side launch cost, not plus the host's launch latency (several
+    // microseconds when each run starts on an idle GPU).
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 21;
+    const ct::Stats stats = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            spin_kernel<<<1, 1, 0, stream>>>(50000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+        },
+        config);
+    const double kernel_ms = ran_ns.to_host()[0] * 1e-6;
+    EXPECT_GE(stats.median_ms, kernel_ms * 0.99);
+    EXPECT_LT(stats.median_ms - kernel_ms, 0.0025)
+        << "median " << stats.median_ms << " ms for a kernel that ran " << kernel_ms << " ms";
+}
+
+TEST(HarnessGpu, L2FlushRunsBetweenRepetitions) {
+    CT_REQUIRE_GPU();
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 5;
+    config.flush_l2 = true;
+    const ct::Stats stats = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            spin_kernel<<<1, 1, 0, stream>>>(20000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+        },
+        config);
+    // The flush is outside the timed region: the samples are the kernel, not the flush.
+    EXPECT_LT(stats.median_ms, 0.02 + 0.0025);
 }

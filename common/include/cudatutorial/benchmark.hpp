@@ -5,7 +5,9 @@
 ///  1. run once and validate (a wrong kernel is reported FAIL, whatever its speed);
 ///  2. warm-up runs (module loading, clocks ramping up, caches and TLBs filled);
 ///  3. `repetitions` timed runs, each between two CUDA events on the same stream, optionally
-///     after overwriting L2 so that no run reads the previous run's data from cache;
+///     after overwriting L2 so that no run reads the previous run's data from cache. The runs are
+///     enqueued back to back and the host waits once at the end, so each start event fires with
+///     the run's first launch already queued: the host's launch latency is not in the samples;
 ///  4. validate again: a kernel that breaks under repetition (a race, state not reset between
 ///     runs, an accumulating output) is caught too.
 /// The launch callback must compute the whole result from scratch each time (clear its own
@@ -80,7 +82,7 @@ Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
 /// Only the timing part of measure(): warm-up, then timed repetitions, no validation.
 Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config);
 
-/// Overwrites the L2 cache by writing a buffer twice its size, so that a timed run starts cold.
+/// Evicts the L2 cache by reading a buffer twice its size, so that a timed run starts cold.
 class L2Flusher {
 public:
     L2Flusher();  ///< sized from the current device's L2

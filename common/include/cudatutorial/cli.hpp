@@ -44,6 +44,10 @@ std::string describe_size(std::uint64_t n);
 /// A CLI11 validator accepting what parse_size accepts.
 CLI::Validator size_validator();
 
+/// A CLI11 validator accepting a file path that can be opened for writing, so that a typo in
+/// --csv/--json is reported (exit 2) before any GPU work rather than after a long run.
+CLI::Validator writable_file_validator();
+
 /// A CLI11 validator accepting positive powers of two.
 CLI::Validator power_of_two_validator();
 
