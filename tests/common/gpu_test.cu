@@ -231,7 +231,10 @@ TEST(HarnessGpu, SamplesExcludeTheHostLaunchLatency) {
         config);
     const double kernel_ms = ran_ns.to_host()[0] * 1e-6;
     EXPECT_GE(stats.median_ms, kernel_ms * 0.99);
-    EXPECT_LT(stats.median_ms - kernel_ms, 0.0025)
+    // Measured on the H100: 3.5 us over the kernel's own duration (the GPU's launch and teardown,
+    // which the kernel's clock cannot see); the old harness, which let the GPU idle before each
+    // start event, added another 2-4 us of host launch latency on top.
+    EXPECT_LT(stats.median_ms - kernel_ms, 0.005)
         << "median " << stats.median_ms << " ms for a kernel that ran " << kernel_ms << " ms";
 }
 
@@ -248,5 +251,5 @@ TEST(HarnessGpu, L2FlushRunsBetweenRepetitions) {
         },
         config);
     // The flush is outside the timed region: the samples are the kernel, not the flush.
-    EXPECT_LT(stats.median_ms, 0.02 + 0.0025);
+    EXPECT_LT(stats.median_ms, 0.02 + 0.005);
 }
