@@ -94,15 +94,15 @@ bool lanes_match_linearization(const BlockShape& block, const std::vector<LaneRe
 // Latency hiding: Little's law
 // ---------------------------------------------------------------------------------------------
 
-/// Little's law: work in flight = latency x throughput.
-constexpr double required_parallelism(double latency_cycles, double throughput_per_cycle) {
-    return latency_cycles * throughput_per_cycle;
+/// Little's law: work in flight = latency x throughput (both in the same unit of time).
+constexpr double required_parallelism(double latency, double throughput) {
+    return latency * throughput;
 }
 
-/// Bandwidth in bytes per clock cycle: (GB/s) / (GHz). The textbook divided by the *memory*
-/// clock; the latencies we multiply by are counted in *SM* cycles, so pass the SM clock.
-constexpr double bytes_per_cycle(double bandwidth_gbs, double clock_ghz) {
-    return clock_ghz > 0.0 ? bandwidth_gbs / clock_ghz : 0.0;
+/// Converts a latency counted in cycles of a clock of `clock_ghz` to nanoseconds (0 when the
+/// clock is unknown).
+constexpr double cycles_to_ns(double cycles, double clock_ghz) {
+    return clock_ghz > 0.0 ? cycles / clock_ghz : 0.0;
 }
 
 /// Parallelism an SM needs to keep its arithmetic units busy.
@@ -112,29 +112,43 @@ struct ArithmeticParallelism {
 };
 
 /// Little's law for arithmetic: `latency_cycles` of one dependent operation, `ops_per_cycle_per_sm`
-/// results per cycle per SM.
+/// results per cycle per SM. Both are counted in SM cycles, so the result does not depend on the
+/// SM clock.
 ArithmeticParallelism arithmetic_parallelism(double latency_cycles, double ops_per_cycle_per_sm,
                                              int warp_size = 32);
 
 /// Parallelism the whole GPU needs to keep DRAM busy.
 struct MemoryParallelism {
-    double bytes_per_cycle = 0;  ///< bandwidth / clock
-    double bytes_in_flight = 0;  ///< latency x bytes per cycle
+    double bytes_in_flight = 0;  ///< latency (ns) x bandwidth (GB/s = bytes per ns)
     double threads = 0;          ///< bytes in flight / bytes each thread has in flight
     double warps = 0;            ///< threads / warp size
     double warps_per_sm = 0;     ///< warps / SM count
 };
 
-/// Little's law for memory: loads of `bytes_per_thread` each, issued independently.
-MemoryParallelism memory_parallelism(double latency_cycles, double bandwidth_gbs, double clock_ghz,
+/// Little's law for memory: a DRAM latency of `latency_ns` nanoseconds at `bandwidth_gbs` GB/s
+/// (10^9 bytes/s = 1 byte per ns), loads of `bytes_per_thread` each, issued independently.
+/// Everything is in nanoseconds: the DRAM's latency and bandwidth do not depend on the SM clock,
+/// so neither do the bytes that must be in flight.
+MemoryParallelism memory_parallelism(double latency_ns, double bandwidth_gbs,
                                      double bytes_per_thread, int sm_count, int warp_size = 32);
 
-/// What the latency probes measured on the current GPU (all in SM clock cycles, read with
-/// clock64(), so they do not depend on the clock frequency the GPU happened to run at).
+/// One dependent random load after another (the pointer chase), timed two ways over the same
+/// loop.
+struct DramLatency {
+    double ns_per_load = 0;      ///< %globaltimer nanoseconds per load: the latency that counts
+    double cycles_per_load = 0;  ///< clock64() cycles of the SM that ran the chase, per load
+    /// The SM clock while the chase ran, in MHz (cycles / ns x 1000); 0 if not measured.
+    double sm_clock_mhz() const {
+        return ns_per_load > 0.0 ? 1000.0 * cycles_per_load / ns_per_load : 0.0;
+    }
+};
+
+/// What the latency probes measured on the current GPU. The FMA figures are in SM clock cycles
+/// (clock64()); the DRAM latency in nanoseconds and in SM cycles of the clock it ran at.
 struct ProbeResults {
     double fma_latency_cycles = 0;    ///< one dependent FP32 FMA after another, one thread
     double fma_per_cycle_per_sm = 0;  ///< independent FP32 FMAs per cycle per SM, full SMs
-    double dram_latency_cycles = 0;   ///< one dependent random load after another (pointer chase)
+    DramLatency dram;                 ///< the pointer chase
     std::size_t chase_bytes = 0;      ///< size of the pointer-chase buffer
     int chase_hops = 0;               ///< timed hops
 };
@@ -149,8 +163,9 @@ double measure_fma_latency_cycles(int chain);
 /// FMAs per cycle per SM (per-SM cycles from clock64(), averaged over the SMs).
 double measure_fma_throughput_per_sm(const cudatutorial::DeviceInfo& device, int chain);
 /// One thread follows `hops` pointers through a random cycle over `buffer_bytes` of device
-/// memory, with L2 flushed first: cycles per dependent load.
-double measure_dram_latency_cycles(std::size_t buffer_bytes, int hops);
+/// memory, with L2 flushed first: nanoseconds (%globaltimer) and SM cycles (clock64()) per
+/// dependent load.
+DramLatency measure_dram_latency(std::size_t buffer_bytes, int hops);
 
 // ---------------------------------------------------------------------------------------------
 // Occupancy
@@ -228,8 +243,20 @@ cudatutorial::Verification verify_matrix_sum(const float* a, const float* b, con
 /// The textbook's 15 block shapes, in its order: (32,32) ... (256,8).
 std::vector<BlockShape> textbook_block_shapes();
 
-/// Parses "--blocks" items such as "32x32" or "256x1".
+/// Parses "--blocks" items such as "32x32" or "256x1". Every item must contain an 'x': the items
+/// arrive split at commas, so "32,32" would otherwise become two 32 x 1 shapes. Throws
+/// cudatutorial::UsageError on an item without 'x', a bad extent, a 3D shape or an empty list.
 std::vector<BlockShape> parse_block_list(const std::vector<std::string>& items);
+
+/// Device memory the matrix sum needs for an nx x ny problem: A, B and C, nx * ny floats each.
+constexpr std::size_t matrix_sum_device_bytes(int nx, int ny) {
+    return 3 * sizeof(float) * static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
+}
+
+/// Throws cudatutorial::UsageError (exit code 2) when the three matrices of an nx x ny matrix sum
+/// do not fit in the current device's free memory. main() calls it before any section launches a
+/// kernel; run_matrix_sum_sweep() calls it again for callers that skip main().
+void require_matrix_sum_memory(int nx, int ny);
 
 /// Runs the matrix sum for every shape in `shapes` on an nx x ny problem (random inputs from
 /// `seed`) and returns one row per shape: timed and verified, or, for a shape the device rejects,

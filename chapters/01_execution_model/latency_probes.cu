@@ -10,7 +10,12 @@
 //    scheduler always finds an FMA to issue; FMAs / cycles per SM is what the SM can retire.
 //  - DRAM latency: one thread follows a chain of pointers through a random permutation of a
 //    buffer much larger than L2 (L2 flushed first), so every load waits for the previous one.
-// All times are clock64() cycles of the SM that ran the code: independent of the clock frequency.
+// The FMA figures are clock64() cycles of the SM that ran the code: latency and throughput are
+// both per SM cycle, so their product (Little's law for arithmetic) does not depend on the clock.
+// The DRAM latency is timed twice over the same loop: with %globaltimer (nanoseconds) and with
+// clock64() (SM cycles). DRAM does not run on the SM clock, so its latency is a time: the bytes
+// that must be in flight are latency (ns) x bandwidth (GB/s = bytes per ns), whatever clock the
+// SM runs at. The ratio of the two counts is the SM clock during the probe.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -94,19 +99,30 @@ __global__ void init_chase_kernel(unsigned int* next, unsigned int count) {
     }
 }
 
+__device__ unsigned long long global_timer_ns() {
+    unsigned long long ns = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+    return ns;
+}
+
+// times[0] = SM cycles (clock64), times[1] = nanoseconds (%globaltimer) of the timed hops.
 __global__ void chase_kernel(const unsigned int* next, int warmup_hops, int hops,
-                             unsigned int* sink, long long* cycles) {
+                             unsigned int* sink, long long* times) {
     unsigned int p = 0;
     for (int i = 0; i < warmup_hops; ++i) {  // instruction cache, first TLB entries
         p = next[p];
     }
-    const long long start = clock64();
+    const unsigned long long start_ns = global_timer_ns();
+    const long long start_cycles = clock64();
     for (int i = 0; i < hops; ++i) {
         p = next[p];  // the address of each load is the value of the previous one
     }
-    const long long stop = clock64();
+    // The reads below need not wait for the last load: one hop in thousands, negligible.
+    const long long stop_cycles = clock64();
+    const unsigned long long stop_ns = global_timer_ns();
     sink[0] = p;
-    cycles[0] = stop - start;
+    times[0] = stop_cycles - start_cycles;
+    times[1] = static_cast<long long>(stop_ns - start_ns);
 }
 
 }  // namespace
@@ -162,28 +178,31 @@ double measure_fma_throughput_per_sm(const ct::DeviceInfo& device, int chain) {
     return per_sm.empty() ? 0.0 : sum / static_cast<double>(per_sm.size());
 }
 
-double measure_dram_latency_cycles(std::size_t buffer_bytes, int hops) {
+DramLatency measure_dram_latency(std::size_t buffer_bytes, int hops) {
     std::size_t count = 1;
     while (count * 2 * sizeof(unsigned int) <= buffer_bytes) {
         count *= 2;  // a power of two, for the full-period permutation
     }
-    if (count > (std::size_t{1} << 31)) {
-        throw std::invalid_argument("measure_dram_latency_cycles: buffer too large");
+    if (count > (std::size_t{1} << 31) || hops < 1) {
+        throw std::invalid_argument("measure_dram_latency: buffer too large or no hops");
     }
     ct::DeviceBuffer<unsigned int> next(count);
     ct::DeviceBuffer<unsigned int> sink(1);
-    ct::DeviceBuffer<long long> cycles(1);
+    ct::DeviceBuffer<long long> times(2);
     init_chase_kernel<<<1024, 256>>>(next.data(), static_cast<unsigned int>(count));
     CT_CHECK_LAUNCH();
     {
         ct::L2Flusher flusher;  // evict the permutation the init kernel left in L2
         flusher.flush(nullptr);
     }
-    chase_kernel<<<1, 1>>>(next.data(), 256, hops, sink.data(), cycles.data());
+    chase_kernel<<<1, 1>>>(next.data(), 256, hops, sink.data(), times.data());
     CT_CHECK_LAUNCH();
-    long long measured = 0;
-    cycles.copy_to_host(&measured, 1);
-    return static_cast<double>(measured) / hops;
+    long long measured[2] = {0, 0};
+    times.copy_to_host(measured, 2);
+    DramLatency latency;
+    latency.cycles_per_load = static_cast<double>(measured[0]) / hops;
+    latency.ns_per_load = static_cast<double>(measured[1]) / hops;
+    return latency;
 }
 
 ProbeResults run_latency_probes(const ct::DeviceInfo& device, bool small) {
@@ -192,8 +211,7 @@ ProbeResults run_latency_probes(const ct::DeviceInfo& device, bool small) {
     results.fma_per_cycle_per_sm = measure_fma_throughput_per_sm(device, small ? 64 : 4096);
     results.chase_bytes = small ? (std::size_t{16} << 20) : (std::size_t{256} << 20);
     results.chase_hops = small ? 512 : 32768;
-    results.dram_latency_cycles =
-        measure_dram_latency_cycles(results.chase_bytes, results.chase_hops);
+    results.dram = measure_dram_latency(results.chase_bytes, results.chase_hops);
     return results;
 }
 

@@ -108,38 +108,45 @@ std::string thousands(double value) {
 
 void print_latency(const ct::DeviceInfo& info) {
     const em::ProbeResults probe = em::run_latency_probes(info);
-    const double clock_ghz = info.sm_clock_khz / 1e6;
+    const double max_clock_mhz = info.sm_clock_khz / 1e3;
+    const double probe_clock_mhz = probe.dram.sm_clock_mhz();
     const double bandwidth = info.theoretical_bandwidth_gbs();
-    // The textbook's figures (Fermi/Kepler era), shown next to the measured ones.
+    // The textbook's figures (Fermi/Kepler era), shown next to the measured ones. Its memory
+    // latency is in SM cycles; it is turned into ns with the SM clock measured during the chase.
     constexpr double kBookArithmeticLatency = 20;
-    constexpr double kBookMemoryLatency = 800;
+    constexpr double kBookMemoryLatencyCycles = 800;
+    const double book_memory_ns = em::cycles_to_ns(kBookMemoryLatencyCycles, probe_clock_mhz / 1e3);
 
     std::cout << "== Latency hiding: Little's law, parallelism needed = latency x throughput ==\n";
     std::vector<std::vector<std::string>> inputs = {{"input", "value", "source"}};
-    inputs.push_back({"SM clock", clock_ghz > 0 ? fixed(clock_ghz * 1e3, 0) + " MHz" : "unknown",
-                      "cudaDevAttrClockRate (the maximum clock)"});
+    inputs.push_back({"SM clock, maximum",
+                      max_clock_mhz > 0 ? fixed(max_clock_mhz, 0) + " MHz" : "unknown",
+                      "cudaDevAttrClockRate"});
+    inputs.push_back({"SM clock during the chase", fixed(probe_clock_mhz, 0) + " MHz",
+                      "MEASURED here: clock64() cycles / %globaltimer ns over the pointer chase"});
     inputs.push_back({"DRAM bandwidth", fixed(bandwidth, 0) + " GB/s",
-                      "2 x memory clock x bus width / 8 (device attributes)"});
-    inputs.push_back({"DRAM bytes per SM cycle",
-                      fixed(em::bytes_per_cycle(bandwidth, clock_ghz), 0) + " B/cycle",
-                      "bandwidth / SM clock (the whole GPU)"});
+                      "2 x memory clock x bus width / 8 (device attributes); 1 GB/s = 1 byte/ns"});
     inputs.push_back({"SMs", std::to_string(info.sm_count), "device query"});
     inputs.push_back({"FP32 FMA latency", fixed(probe.fma_latency_cycles, 1) + " cycles",
                       "MEASURED here: one thread, a chain of dependent FMAs, clock64()"});
     inputs.push_back({"FP32 FMAs per cycle per SM", fixed(probe.fma_per_cycle_per_sm, 1),
                       "MEASURED here: every SM full, 8 independent FMA chains per thread"});
-    inputs.push_back({"DRAM load latency", fixed(probe.dram_latency_cycles, 0) + " cycles",
+    inputs.push_back({"DRAM load latency",
+                      fixed(probe.dram.ns_per_load, 0) +
+                          " ns = " + fixed(probe.dram.cycles_per_load, 0) + " cycles",
                       "MEASURED here: pointer chase, " +
                           ct::format_bytes(static_cast<double>(probe.chase_bytes)) + ", " +
-                          std::to_string(probe.chase_hops) + " dependent loads, L2 flushed"});
+                          std::to_string(probe.chase_hops) +
+                          " dependent loads, L2 flushed; %globaltimer and clock64()"});
     inputs.push_back({"textbook latencies", "20 / 800 cycles",
                       "ASSUMED by the textbook (Fermi/Kepler): arithmetic 10-20, global memory "
                       "400-800 cycles"});
     ct::print_aligned(std::cout, inputs, {0, 1, 2});
 
-    std::cout << "\nArithmetic: FMAs in flight per SM = latency x FMAs per cycle per SM; warps = "
-                 "FMAs / "
-              << info.warp_size << " (one independent FMA per thread)\n";
+    std::cout
+        << "\nArithmetic: FMAs in flight per SM = latency x FMAs per cycle per SM (both in SM "
+           "cycles: the clock cancels); warps = FMAs / "
+        << info.warp_size << " (one independent FMA per thread)\n";
     std::vector<std::vector<std::string>> arithmetic = {
         {"latency from", "latency", "x FMAs/cycle/SM", "= FMAs in flight/SM", "= warps/SM",
          "of max " + std::to_string(info.max_warps_per_sm)}};
@@ -154,33 +161,38 @@ void print_latency(const ct::DeviceInfo& info) {
     }
     ct::print_aligned(std::cout, arithmetic, {0});
 
-    std::cout << "\nMemory: bytes in flight (whole GPU) = latency x bytes per cycle; threads = "
-                 "bytes / bytes each thread has in flight\n";
+    std::cout << "\nMemory: bytes in flight (whole GPU) = latency (ns) x bandwidth (GB/s = bytes "
+                 "per ns), no SM clock involved; threads = bytes / bytes each thread has in "
+                 "flight\n";
     std::vector<std::vector<std::string>> memory = {
-        {"latency from", "latency", "x B/cycle", "= bytes in flight", "bytes/thread", "threads",
+        {"latency from", "latency ns", "x GB/s", "= bytes in flight", "bytes/thread", "threads",
          "warps", "warps/SM", "of max " + std::to_string(info.max_warps_per_sm)}};
-    for (const auto& [label, latency] :
-         {std::pair<std::string, double>{"measured", probe.dram_latency_cycles},
-          std::pair<std::string, double>{"textbook (assumed)", kBookMemoryLatency}}) {
+    for (const auto& [label, latency_ns] :
+         {std::pair<std::string, double>{"measured", probe.dram.ns_per_load},
+          std::pair<std::string, double>{"textbook (assumed)", book_memory_ns}}) {
         for (const double bytes_per_thread : {4.0, 16.0}) {
-            const auto p = em::memory_parallelism(latency, bandwidth, clock_ghz, bytes_per_thread,
+            const auto p = em::memory_parallelism(latency_ns, bandwidth, bytes_per_thread,
                                                   info.sm_count, info.warp_size);
-            memory.push_back({label, fixed(latency, 0), fixed(p.bytes_per_cycle, 0),
+            memory.push_back({label, fixed(latency_ns, 0), fixed(bandwidth, 0),
                               ct::format_bytes(p.bytes_in_flight), fixed(bytes_per_thread, 0),
                               thousands(p.threads), thousands(p.warps), fixed(p.warps_per_sm, 1),
                               fixed(100.0 * p.warps_per_sm / info.max_warps_per_sm, 0) + "%"});
         }
     }
     ct::print_aligned(std::cout, memory, {0});
-    const auto four = em::memory_parallelism(probe.dram_latency_cycles, bandwidth, clock_ghz, 4.0,
-                                             info.sm_count, info.warp_size);
+    std::cout << "(textbook: its " << fixed(kBookMemoryLatencyCycles, 0)
+              << " cycles at the SM clock measured during the chase, " << fixed(probe_clock_mhz, 0)
+              << " MHz)\n";
+    const auto four = em::memory_parallelism(probe.dram.ns_per_load, bandwidth, 4.0, info.sm_count,
+                                             info.warp_size);
     std::cout << "\nWith the measured latency, one 4-byte load in flight per thread needs "
               << fixed(four.warps_per_sm, 0) << " warps per SM; an SM holds at most "
               << info.max_warps_per_sm << ".\n"
               << (four.warps_per_sm > info.max_warps_per_sm
                       ? "Occupancy alone cannot hide DRAM latency here: each thread needs more "
                         "bytes in flight (16-byte loads, several independent loads: ILP).\n"
-                      : "Full occupancy with one 4-byte load per thread is enough here.\n");
+                      : "Full occupancy with one 4-byte load per thread is enough here; fewer "
+                        "warps need more bytes in flight each (16-byte loads, ILP).\n");
 }
 
 void print_occupancy(const std::vector<em::BlockShape>& shapes, const ct::DeviceInfo& info) {
@@ -288,6 +300,11 @@ int main(int argc, char** argv) {
         const std::string block_problem = em::block_shape_problem(block, info, 0);
         if (wanted("warps") && !block_problem.empty()) {
             throw ct::UsageError("--block-shape " + block.to_string() + ": " + block_problem);
+        }
+        // Before the first section: a sweep that cannot fit must stop here (exit 2), not after
+        // the other sections have run their kernels.
+        if (wanted("sweep")) {
+            em::require_matrix_sum_memory(static_cast<int>(nx), static_cast<int>(ny));
         }
 
         if (wanted("query")) {

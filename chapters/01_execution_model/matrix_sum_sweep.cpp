@@ -61,14 +61,19 @@ std::string grid_problem(const BlockShape& grid, const ct::DeviceInfo& device) {
 
 }  // namespace
 
+void require_matrix_sum_memory(int nx, int ny) {
+    ct::require_device_memory(matrix_sum_device_bytes(nx, ny), "the three " + std::to_string(nx) +
+                                                                   " x " + std::to_string(ny) +
+                                                                   " float matrices of the sweep");
+}
+
 std::vector<ct::ResultRow> run_matrix_sum_sweep(int nx, int ny,
                                                 const std::vector<BlockShape>& shapes,
                                                 const ct::DeviceInfo& device,
                                                 const ct::BenchmarkConfig& config,
                                                 std::uint64_t seed) {
     const std::size_t n = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
-    ct::require_device_memory(3 * n * sizeof(float), "the three " + std::to_string(nx) + " x " +
-                                                         std::to_string(ny) + " float matrices");
+    require_matrix_sum_memory(nx, ny);
     const std::vector<float> a = ct::random_floats(n, seed, -1.0f, 1.0f);
     const std::vector<float> b = ct::random_floats(n, seed + 1, -1.0f, 1.0f);
     ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);

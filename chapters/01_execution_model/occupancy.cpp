@@ -85,6 +85,13 @@ std::vector<BlockShape> textbook_block_shapes() {
 std::vector<BlockShape> parse_block_list(const std::vector<std::string>& items) {
     std::vector<BlockShape> shapes;
     for (const auto& item : items) {
+        // The items are separated by commas, so "--blocks 32,32" arrives here as "32" and "32":
+        // without this check it would silently become two 32 x 1 shapes.
+        if (item.find_first_of("xX") == std::string::npos) {
+            throw ct::UsageError("--blocks '" + item +
+                                 "': write every shape as XxY with an 'x' (e.g. 32x32 or 256x1); "
+                                 "commas separate shapes, so '32,32' would be two shapes");
+        }
         const BlockShape shape = parse_block_shape(item, "--blocks");
         if (shape.z != 1) {
             throw ct::UsageError("--blocks '" + item +

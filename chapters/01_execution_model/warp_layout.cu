@@ -26,9 +26,17 @@ __global__ void record_lanes_kernel(int* lanes, long long* warp_leaders) {
     const long long linear =
         (static_cast<long long>(threadIdx.z) * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
     lanes[linear] = static_cast<int>(lane_id());
-    // No branch has run yet, so the lanes of this warp are converged and __activemask() is the
-    // set of lanes that exist (fewer than 32 in a partial last warp). Lane 0 always exists.
-    warp_leaders[linear] = __shfl_sync(__activemask(), linear, 0);
+    // The mask of a __shfl_sync must name the lanes that take part, and all of them must reach
+    // the call. It is computed from the block's size, not taken from __activemask(): that returns
+    // the lanes that happen to be converged at that instant, which the programming model does not
+    // promise to be all of them. Every warp but the last is full; the last holds the remaining
+    // threads (fewer than 32 when the block size is not a multiple of 32), and lane 0 always
+    // exists. (The mask assumes the documented cut into warps; the %laneid above checks it
+    // independently.)
+    const long long threads = static_cast<long long>(blockDim.x) * blockDim.y * blockDim.z;
+    const long long lanes_in_warp = min(32LL, threads - (linear / 32) * 32);
+    const unsigned int mask = lanes_in_warp == 32 ? 0xffffffffu : (1u << lanes_in_warp) - 1u;
+    warp_leaders[linear] = __shfl_sync(mask, linear, 0);
 }
 
 }  // namespace

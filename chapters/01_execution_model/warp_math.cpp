@@ -130,11 +130,11 @@ ArithmeticParallelism arithmetic_parallelism(double latency_cycles, double ops_p
     return p;
 }
 
-MemoryParallelism memory_parallelism(double latency_cycles, double bandwidth_gbs, double clock_ghz,
+MemoryParallelism memory_parallelism(double latency_ns, double bandwidth_gbs,
                                      double bytes_per_thread, int sm_count, int warp_size) {
     MemoryParallelism p;
-    p.bytes_per_cycle = bytes_per_cycle(bandwidth_gbs, clock_ghz);
-    p.bytes_in_flight = required_parallelism(latency_cycles, p.bytes_per_cycle);
+    // GB/s = 10^9 bytes per 10^9 ns = bytes per ns: ns x GB/s is bytes.
+    p.bytes_in_flight = required_parallelism(latency_ns, bandwidth_gbs);
     p.threads = bytes_per_thread > 0 ? p.bytes_in_flight / bytes_per_thread : 0.0;
     p.warps = p.threads / warp_size;
     p.warps_per_sm = sm_count > 0 ? p.warps / sm_count : 0.0;

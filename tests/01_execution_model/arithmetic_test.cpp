@@ -100,6 +100,11 @@ TEST(ExecutionModelWarps, ParsesBlockShapes) {
     }
     EXPECT_THROW(em::parse_block_list({"8x8x2"}), ct::UsageError);  // the sweep is 2D
     EXPECT_EQ(em::parse_block_list({"32x32", "256x1"}).size(), 2u);
+    EXPECT_EQ(em::parse_block_list({"128X2"}).front(), (em::BlockShape{128, 2, 1}));
+    // "--blocks 32,32" arrives as {"32", "32"}: an item without 'x' is refused, not read as 32x1.
+    EXPECT_THROW(em::parse_block_list({"32", "32"}), ct::UsageError);
+    EXPECT_THROW(em::parse_block_list({"256"}), ct::UsageError);
+    EXPECT_THROW(em::parse_block_list({}), ct::UsageError);
 }
 
 TEST(ExecutionModelLittlesLaw, TextbookArithmeticTable) {
@@ -113,11 +118,14 @@ TEST(ExecutionModelLittlesLaw, TextbookArithmeticTable) {
 }
 
 TEST(ExecutionModelLittlesLaw, TextbookMemoryExample) {
-    // Fermi (Tesla C2070): 144 GB/s / 1.566 GHz = 91.95 B/cycle; x 800 cycles = 73,563 B
-    // (the textbook's "74 KB"); / 4 B = 18,391 threads; / 32 = 574.7 warps; / 16 SMs = 35.9.
+    // Fermi (Tesla C2070): the textbook divides 144 GB/s by the 1.566 GHz memory clock, 91.95
+    // B/cycle, and multiplies by 800 cycles: 73,563 B (its "74 KB"). That is 800 cycles of the
+    // memory clock = 510.86 ns, times 144 bytes per ns: the same bytes, computed in ns.
+    // / 4 B = 18,391 threads; / 32 = 574.7 warps; / 16 SMs = 35.9.
     // (The textbook rounds to 74 KB first and gets 18,500 threads, 579 warps, 36 per SM.)
-    const auto p = em::memory_parallelism(800, 144, 1.566, 4, 16);
-    EXPECT_NEAR(p.bytes_per_cycle, 91.954, 0.001);
+    const double latency_ns = em::cycles_to_ns(800, 1.566);
+    EXPECT_NEAR(latency_ns, 510.856, 0.001);
+    const auto p = em::memory_parallelism(latency_ns, 144, 4, 16);
     EXPECT_NEAR(p.bytes_in_flight, 73563.2, 0.1);
     EXPECT_NEAR(p.threads, 18390.8, 0.1);
     EXPECT_NEAR(p.warps, 574.71, 0.01);
@@ -125,20 +133,32 @@ TEST(ExecutionModelLittlesLaw, TextbookMemoryExample) {
 }
 
 TEST(ExecutionModelLittlesLaw, HopperLikeFigures) {
-    // 3352 GB/s at a 1.98 GHz SM clock: 1692.9 B/cycle; x 1000 cycles = 1,692,929 B in flight;
-    // 4-byte loads: 423,232 threads = 13,226 warps = 100.2 per SM on 132 SMs; 16-byte: 25.0.
-    const auto four = em::memory_parallelism(1000, 3352, 1.98, 4, 132);
-    EXPECT_NEAR(four.bytes_per_cycle, 1692.93, 0.01);
-    EXPECT_NEAR(four.bytes_in_flight, 1692929.3, 0.1);
-    EXPECT_NEAR(four.threads, 423232.3, 0.1);
-    EXPECT_NEAR(four.warps_per_sm, 100.20, 0.01);
-    const auto sixteen = em::memory_parallelism(1000, 3352, 1.98, 16, 132);
-    EXPECT_NEAR(sixteen.warps_per_sm, 25.05, 0.01);
+    // 500 ns at 3352 GB/s (3352 bytes per ns) = 1,676,000 B in flight; 4-byte loads: 419,000
+    // threads = 13,093.75 warps = 99.19 per SM on 132 SMs; 16-byte loads: 24.80 per SM.
+    const auto four = em::memory_parallelism(500, 3352, 4, 132);
+    EXPECT_NEAR(four.bytes_in_flight, 1676000.0, 1e-6);
+    EXPECT_NEAR(four.threads, 419000.0, 1e-6);
+    EXPECT_NEAR(four.warps, 13093.75, 1e-6);
+    EXPECT_NEAR(four.warps_per_sm, 99.195, 0.001);
+    const auto sixteen = em::memory_parallelism(500, 3352, 16, 132);
+    EXPECT_NEAR(sixteen.warps_per_sm, 24.80, 0.01);
+    // The same latency is 990 cycles at 1.98 GHz or 500 at 1.0 GHz: the bytes in flight do not
+    // change with the SM clock (the mistake of reasoning in SM cycles).
+    EXPECT_NEAR(em::cycles_to_ns(990, 1.98), 500.0, 1e-9);
+    EXPECT_NEAR(em::cycles_to_ns(500, 1.0), 500.0, 1e-9);
+    EXPECT_DOUBLE_EQ(em::cycles_to_ns(100, 0), 0.0);  // unknown clock: no figure, no crash
     // 4 cycles x 128 FMAs per cycle = 512 FMAs = 16 warps per SM.
     const auto fma = em::arithmetic_parallelism(4, 128);
     EXPECT_DOUBLE_EQ(fma.operations_in_flight, 512);
     EXPECT_DOUBLE_EQ(fma.warps_per_sm, 16);
-    EXPECT_DOUBLE_EQ(em::bytes_per_cycle(100, 0), 0.0);  // unknown clock: no figure, no crash
+}
+
+TEST(ExecutionModelLittlesLaw, DramLatencyGivesTheClockItRanAt) {
+    em::DramLatency latency;
+    EXPECT_DOUBLE_EQ(latency.sm_clock_mhz(), 0.0);  // nothing measured
+    latency.ns_per_load = 400;
+    latency.cycles_per_load = 600;  // 1.5 cycles per ns: 1500 MHz
+    EXPECT_DOUBLE_EQ(latency.sm_clock_mhz(), 1500.0);
 }
 
 namespace {
@@ -212,6 +232,9 @@ TEST(ExecutionModelMatrixSum, GridsAndTheTextbookShapes) {
     EXPECT_EQ(shapes.front(), (em::BlockShape{32, 32, 1}));
     EXPECT_EQ(shapes.back(), (em::BlockShape{256, 8, 1}));
     EXPECT_DOUBLE_EQ(em::matrix_sum_bytes(1 << 14, 1 << 14), 3.0 * 4 * (1 << 28));
+    EXPECT_EQ(em::matrix_sum_device_bytes(1 << 14, 1 << 14), std::size_t{3} * 4 * (1 << 28));
+    EXPECT_EQ(em::matrix_sum_device_bytes(1 << 16, 1 << 16),
+              std::size_t{3} * 4 << 32);  // no overflow
 }
 
 TEST(ExecutionModelMatrixSum, CpuCheckFindsTheFirstWrongElement) {

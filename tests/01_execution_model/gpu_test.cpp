@@ -2,7 +2,8 @@
 // occupancy within the device's limits, the warp layout, and sane latency probes.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "cudatutorial/check.hpp"
@@ -14,11 +15,30 @@
 
 namespace em = execution_model;
 namespace ct = cudatutorial;
+using cudatutorial::testing::sanitizing;
 
 namespace {
 
-bool sanitizing() {
-    return std::getenv("CT_SANITIZE") != nullptr;
+// The first element of host[n..] whose bytes are no longer all 0xff (the poison written before
+// the launch), or host.size() when the guard behind the n real elements is untouched.
+std::size_t first_touched_guard_element(const std::vector<float>& host, std::size_t n) {
+    unsigned char poison[sizeof(float)];
+    std::memset(poison, 0xff, sizeof poison);
+    for (std::size_t i = n; i < host.size(); ++i) {
+        if (std::memcmp(&host[i], poison, sizeof poison) != 0) {
+            return i;
+        }
+    }
+    return host.size();
+}
+
+// How far past the end of an nx x ny matrix a kernel without its bounds check would write:
+// the grid covers whole blocks, up to index (rows covered - 1) * nx + (columns covered - 1).
+std::size_t overhang(int nx, int ny, const em::BlockShape& shape) {
+    const em::BlockShape grid = em::grid_for(nx, ny, shape);
+    const std::size_t rows = static_cast<std::size_t>(grid.y) * shape.y;
+    const std::size_t columns = static_cast<std::size_t>(grid.x) * shape.x;
+    return (rows - 1) * nx + columns - static_cast<std::size_t>(nx) * ny;
 }
 
 }  // namespace
@@ -37,30 +57,50 @@ TEST(ExecutionModelGpu, MatrixSumIsExactAtOddSizesAndShapes) {
                                                 {256, 4, 1}, {40, 2, 1},  {1, 1, 1}};
     for (const Size& size : sizes) {
         const std::size_t n = static_cast<std::size_t>(size.nx) * size.ny;
-        const auto a = ct::random_floats(n, 1, -1.0f, 1.0f);
-        const auto b = ct::random_floats(n, 2, -1.0f, 1.0f);
-        ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);
+        // A guard of poison behind every matrix, as long as the farthest element a kernel that
+        // forgot its bounds check would touch: such a kernel writes c[n] at least (the first
+        // element past the last row), which the check below would see. A, B get the guard too,
+        // so that such a kernel's reads stay inside their allocations.
+        std::size_t guard = 64;
+        for (const em::BlockShape& shape : shapes) {
+            guard = std::max(guard, overhang(size.nx, size.ny, shape));
+        }
+        auto a = ct::random_floats(n, 1, -1.0f, 1.0f);
+        auto b = ct::random_floats(n, 2, -1.0f, 1.0f);
+        a.resize(n + guard, 0.0f);
+        b.resize(n + guard, 0.0f);
+        ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n + guard);
         for (const em::BlockShape& shape : shapes) {
             SCOPED_TRACE("nx " + std::to_string(size.nx) + " ny " + std::to_string(size.ny) +
                          " block " + shape.to_string());
-            d_c.fill_bytes(0xff);
+            d_c.fill_bytes(0xff);  // NaN in the matrix, poison in the guard
             em::sum_matrix_2d(d_a.data(), d_b.data(), d_c.data(), size.nx, size.ny, shape);
             const auto c = d_c.to_host();
             const auto v = em::verify_matrix_sum(a.data(), b.data(), c.data(), size.nx, size.ny);
             EXPECT_TRUE(v.passed) << v.detail;
+            const std::size_t touched = first_touched_guard_element(c, n);
+            EXPECT_EQ(touched, c.size())
+                << "the kernel wrote past the matrix: c[" << touched << "], n = " << n;
         }
     }
 }
 
 // The next two tests make launches fail on purpose; compute-sanitizer reports every failing CUDA
-// call as an error, so they carry "BugDemo" in their suite name, which scripts/sanitize.sh skips.
+// call as an error, so their suite is named *ErrorPath*, which scripts/sanitize.sh skips.
 
 namespace {
 
-bool rejected_for_size(cudaError_t code) {
-    // Over 1024 threads per block: seen as cudaErrorInvalidConfiguration and as
-    // cudaErrorInvalidValue on CUDA 13 (see the chapter README); both mean "rejected, not run".
+bool rejected_launch(cudaError_t code) {
+    // A block over the device's limits (in total or in one dimension) is reported as
+    // cudaErrorInvalidConfiguration or cudaErrorInvalidValue depending on the CUDA version
+    // (CUDA 13.0 on an H100 said InvalidValue for both; see the chapter README). Both mean
+    // "rejected, not run"; tests/common/gpu_test.cu accepts the same two.
     return code == cudaErrorInvalidConfiguration || code == cudaErrorInvalidValue;
+}
+
+bool names_a_rejected_launch(const std::string& detail) {
+    return detail.find("cudaErrorInvalidConfiguration") != std::string::npos ||
+           detail.find("cudaErrorInvalidValue") != std::string::npos;
 }
 
 }  // namespace
@@ -77,10 +117,10 @@ TEST(ExecutionModelErrorPath, LaunchErrorsAreTheDocumentedOnes) {
         }
         return cudaSuccess;
     };
-    EXPECT_PRED1(rejected_for_size, code({256, 8, 1}));  // 2048 threads
-    EXPECT_PRED1(rejected_for_size, code({64, 32, 1}));
-    EXPECT_EQ(code({4096, 1, 1}), cudaErrorInvalidValue);  // x over its own limit
-    EXPECT_EQ(code({8, 8, 1}), cudaSuccess);               // and the context is still fine
+    EXPECT_PRED1(rejected_launch, code({256, 8, 1}));  // 2048 threads
+    EXPECT_PRED1(rejected_launch, code({64, 32, 1}));
+    EXPECT_PRED1(rejected_launch, code({4096, 1, 1}));  // x over its own limit
+    EXPECT_EQ(code({8, 8, 1}), cudaSuccess);            // and the context is still fine
 }
 
 TEST(ExecutionModelErrorPath, SweepReportsARejectedShapeAndGoesOn) {
@@ -102,12 +142,12 @@ TEST(ExecutionModelErrorPath, SweepReportsARejectedShapeAndGoesOn) {
     EXPECT_FALSE(rows[1].timed);
     EXPECT_FALSE(rows[1].passed);
     EXPECT_TRUE(rows[1].expected_failure);
-    EXPECT_TRUE(rows[1].detail.find("cudaErrorInvalidConfiguration") != std::string::npos ||
-                rows[1].detail.find("cudaErrorInvalidValue") != std::string::npos)
-        << rows[1].detail;
+    EXPECT_PRED1(names_a_rejected_launch, rows[1].detail);
     EXPECT_NE(rows[1].detail.find("2048 threads"), std::string::npos) << rows[1].detail;
+    EXPECT_FALSE(rows[2].timed);
     EXPECT_TRUE(rows[2].expected_failure);
-    EXPECT_NE(rows[2].detail.find("cudaErrorInvalidValue"), std::string::npos) << rows[2].detail;
+    EXPECT_PRED1(names_a_rejected_launch, rows[2].detail);
+    EXPECT_NE(rows[2].detail.find("x = 4096"), std::string::npos) << rows[2].detail;
     ct::ResultTable table(ct::make_run_info("execution_model", "test", info));
     for (const auto& row : rows) {
         table.add(row);
@@ -177,5 +217,14 @@ TEST(ExecutionModelGpu, LatencyProbesGiveSaneFigures) {
     EXPECT_GT(probe.fma_latency_cycles, 1.0);
     EXPECT_LT(probe.fma_latency_cycles, 64.0);
     EXPECT_GT(probe.fma_per_cycle_per_sm, 8.0);
-    EXPECT_GT(probe.dram_latency_cycles, probe.fma_latency_cycles);
+    EXPECT_GT(probe.dram.cycles_per_load, probe.fma_latency_cycles);
+    // A DRAM (or, for the small probe's 16 MiB, L2) load takes tens to thousands of ns.
+    EXPECT_GT(probe.dram.ns_per_load, 10.0);
+    EXPECT_LT(probe.dram.ns_per_load, 10000.0);
+    // The clock seen during the chase (cycles / ns) is a real SM clock: positive, and not above
+    // the maximum the device reports (with a margin for rounding of the two counters).
+    EXPECT_GT(probe.dram.sm_clock_mhz(), 100.0);
+    if (info.sm_clock_khz > 0) {
+        EXPECT_LT(probe.dram.sm_clock_mhz(), 1.1 * info.sm_clock_khz / 1e3);
+    }
 }
