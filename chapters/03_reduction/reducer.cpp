@@ -10,6 +10,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
+#include "stages/tuned_constants.hpp"
 #include "vector_split.hpp"
 
 namespace reduction {
@@ -104,7 +105,9 @@ const std::vector<StageImpl>& stage_impls() {
                      Shared::kTree});
         const int vector_elements = vectorized_elements_per_iteration();
         v.push_back({info("10", "vectorized_loads",
-                          "int4 loads, 4 in flight per thread, warp reductions", kMinBlock),
+                          "int4 loads, " + std::to_string(tuned::kLoadsInFlight) +
+                              " in flight per thread, warp reductions",
+                          kMinBlock),
                      launch_vectorized_loads, vectorized_loads_blocks_per_sm, vector_elements,
                      Combine::kOneBlockPass, Shared::kWarpSums});
         v.push_back({info("11", "single_pass_last_block",

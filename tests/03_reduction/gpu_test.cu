@@ -1,12 +1,14 @@
 // GPU tests of Chapter 3: every stage against the CPU reference over sizes x block sizes x data
 // patterns (in few ctest entries: each costs a CUDA context), misaligned inputs and repeated runs,
-// the historical volatile stage 5 (BugDemo: excluded from the sanitizer script), and a disabled
-// tuning sweep behind stage 10's constants (run it with --gtest_also_run_disabled_tests).
+// the historical volatile stage 5 (BugDemo: excluded from the sanitizer script), an opt-in test
+// past 2^31 elements (CT_LARGE_TESTS=1: 8 GiB of input), and a disabled tuning sweep behind
+// stage 10's constants (run it with --gtest_also_run_disabled_tests).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -21,12 +23,15 @@
 #include "stages/stage_launchers.hpp"
 
 namespace ct = cudatutorial;
+using cudatutorial::testing::sanitizing;
 using reduction::Pattern;
 
 namespace {
 
-bool sanitizing() {
-    return std::getenv("CT_SANITIZE") != nullptr;
+/// The byte the output is poisoned with before a run: 0xff (the int -1), or 0xfe (0xfefefefe)
+/// when -1 is the expected sum, so that an output the stage left untouched can never match.
+unsigned char poison_byte(int expected) {
+    return expected == -1 ? 0xfe : 0xff;
 }
 
 /// The issue's sizes; under compute-sanitizer (racecheck is ~100x slower) capped at 2^16.
@@ -86,7 +91,7 @@ TEST(ReductionGpu, EveryStageMatchesTheReference) {
                     }
                     SCOPED_TRACE(trace(stage.id, n, block, pattern));
                     const reduction::Reducer reducer(stage.id, n, block);
-                    d_sum.fill_bytes(0xff);  // poison
+                    d_sum.fill_bytes(poison_byte(expected));
                     reducer.run(d_in.data(), d_sum.data(), nullptr);
                     CT_CHECK(cudaDeviceSynchronize());
                     ASSERT_EQ(read_sum(d_sum), expected);
@@ -121,14 +126,17 @@ TEST(ReductionGpu, MisalignedInputsRepeatedRunsAndFirstPass) {
                     SCOPED_TRACE(trace(stage.id, n, block, Pattern::kRandom) + ", offset " +
                                  std::to_string(offset));
                     const reduction::Reducer reducer(stage.id, n, block);
-                    d_sum.fill_bytes(0xff);
-                    for (int repeat = 0; repeat < 3; ++repeat) {  // counters/outputs are reset
+                    // Poisoned before every run: a stage that stopped resetting its state (stage
+                    // 11's last-block counter, stage 12's memset of the output) would leave the
+                    // poison, or poison + sum, from the second run on.
+                    for (int repeat = 0; repeat < 3; ++repeat) {
+                        d_sum.fill_bytes(poison_byte(expected));
                         reducer.run(d_in.data() + offset, d_sum.data(), nullptr);
                         CT_CHECK(cudaDeviceSynchronize());
                         ASSERT_EQ(read_sum(d_sum), expected) << "run " << repeat;
                     }
                     if (reducer.passes().size() == 1) {  // then the first pass is the whole sum
-                        d_sum.fill_bytes(0xff);
+                        d_sum.fill_bytes(poison_byte(expected));
                         reducer.run_first_pass(d_in.data() + offset, d_sum.data(), nullptr);
                         CT_CHECK(cudaDeviceSynchronize());
                         ASSERT_EQ(read_sum(d_sum), expected);
@@ -159,6 +167,62 @@ TEST(ReductionGpu, GridStrideStagesFillTheDevice) {
     }
 }
 
+// Opt-in (CT_LARGE_TESTS=1; 8 GiB of device memory, 8 GiB of host memory, a few seconds): N =
+// 2^31 + 5 ints, so element indices pass 2^31 - 1. The seed's
+// `int i = blockIdx.x * blockDim.x + threadIdx.x` turns negative there (an illegal address, or
+// the wrong elements); stages 1 (one thread per element), 7 (grid-stride), 10 (int4 vectors,
+// head and tail) and CUB (64-bit item count) must get the last elements right. Random data: an
+// element lost or read twice changes the sum.
+TEST(ReductionGpuLarge, MoreThan2To31Elements) {
+    CT_REQUIRE_GPU();
+    const char* enabled = std::getenv("CT_LARGE_TESTS");
+    if (enabled == nullptr || std::string(enabled) != "1") {
+        GTEST_SKIP() << "needs 8 GiB of device memory: run with CT_LARGE_TESTS=1 to enable";
+    }
+    if (sanitizing()) {
+        GTEST_SKIP() << "8 GiB under compute-sanitizer would take far too long";
+    }
+    ct::select_device(0);
+    const std::size_t n = (std::size_t{1} << 31) + 5;
+    const std::size_t needed = n * sizeof(int) + (std::size_t{512} << 20);  // + workspaces
+    if (ct::free_device_memory() < needed) {
+        GTEST_SKIP() << "needs " << ct::format_bytes(static_cast<double>(needed))
+                     << " of free device memory, "
+                     << ct::format_bytes(static_cast<double>(ct::free_device_memory())) << " free";
+    }
+    std::vector<int> host = reduction::make_input(Pattern::kRandom, n, 31);
+    const int expected = reduction::reference_sum(host);
+    // The same data without its first and last element (a pointer 4 bytes past a 16-byte
+    // boundary: stage 10's scalar head), by modular arithmetic instead of a second 8 GiB pass.
+    const int expected_inner = static_cast<int>(static_cast<std::uint32_t>(expected) -
+                                                static_cast<std::uint32_t>(host.front()) -
+                                                static_cast<std::uint32_t>(host.back()));
+    const ct::DeviceBuffer<int> d_in(host);
+    host.clear();
+    host.shrink_to_fit();
+    ct::DeviceBuffer<int> d_sum(1);
+    for (const char* id : {"1", "7", "10", reduction::kCubStageId}) {
+        for (int block : {64, 256, 1024}) {
+            const bool cub = std::string(id) == reduction::kCubStageId;
+            if (cub && block != 256) {
+                continue;
+            }
+            for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+                const std::size_t count = n - 2 * offset;
+                const int want = offset == 0 ? expected : expected_inner;
+                SCOPED_TRACE(std::string("stage ") + id + ", n " + std::to_string(count) +
+                             ", block " + std::to_string(block) + ", offset " +
+                             std::to_string(offset));
+                const reduction::Reducer reducer(id, count, block);
+                d_sum.fill_bytes(poison_byte(want));
+                reducer.run(d_in.data() + offset, d_sum.data(), nullptr);
+                CT_CHECK(cudaDeviceSynchronize());
+                EXPECT_EQ(read_sum(d_sum), want);
+            }
+        }
+    }
+}
+
 // The historical `volatile` warp-synchronous stage 5 is a data race since Volta: its result is
 // not guaranteed, so this demo reports how often it matched instead of asserting.
 TEST(ReductionBugDemo, HistoricalVolatileLastWarp) {
@@ -174,7 +238,7 @@ TEST(ReductionBugDemo, HistoricalVolatileLastWarp) {
         for (int block : {64, 256, 1024}) {
             const reduction::Reducer reducer("5v", n, block);
             for (int repeat = 0; repeat < (sanitizing() ? 1 : 20); ++repeat) {
-                d_sum.fill_bytes(0xff);
+                d_sum.fill_bytes(poison_byte(expected));
                 reducer.run(d_in.data(), d_sum.data(), nullptr);
                 CT_CHECK(cudaDeviceSynchronize());
                 ++runs;

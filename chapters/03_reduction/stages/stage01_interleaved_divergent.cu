@@ -9,10 +9,14 @@
 //   step s=2:  t0 += t2              t4 += t6              ...  (every 4th)
 //   step s=4:  t0 += t4                                    ...  (every 8th)
 //
-// Why it is slow: the textbook blames divergence - only 1 thread in 2s of a warp has work - but
-// on sm_90 the compiler predicates this short branch, and Nsight Compute shows 31.8 of 32 lanes
-// active per instruction. The real cost is instructions: every warp runs every step until the
-// last, each evaluating `tid % (2*s)`, an integer modulo by a variable (a long sequence).
+// Why it is slow: divergence - in step s only 1 thread in 2s of a warp has work, yet every warp
+// runs every step until the last. On sm_90 the compiler turns this short `if` into predicated
+// instructions rather than a branch, so the idle lanes do not take another path: they are
+// predicated off, which wastes them just the same. (Nsight Compute's
+// smsp__thread_inst_executed_per_inst_executed counts predicated-off lanes as active and reads
+// about 31.8 of 32 here; smsp__thread_inst_executed_pred_on_per_inst_executed counts only the
+// lanes that do work.) Every step also evaluates `tid % (2*s)`, an integer modulo by a variable
+// (a long sequence). Stage 2 is the textbook's fix: pack the working threads into whole warps.
 // What to look for: the slowest row; compare its "first pass ms" with the seed's V100 figure.
 #include "device_helpers.cuh"
 
