@@ -8,12 +8,12 @@
 /// host-launched kernel then adds the G partials. The versions differ only in how the next level
 /// is launched, which is the whole point of the chapter:
 ///
-/// | id          | textbook kernel            | next level launched by              | device
-/// launches | | ----------- | -------------------------- | ----------------------------------- |
-/// --------------- | | `sync`      | `gpuRecursiveReduce`       | every block, after
-/// `__syncthreads`, fire-and-forget | G x (log2 B - 1) | | `nosync`    | `gpuRecursiveReduceNosync`
-/// | every block, no barrier, tail launch | G x (log2 B - 1) | | `per_level` |
-/// `gpuRecursiveReduce2`      | block 0 only, tail launch           | log2 B - 1      |
+/// - `sync` (the textbook's `gpuRecursiveReduce`): every block, after `__syncthreads()`,
+///   launches its child fire-and-forget; G x (log2 B - 1) device launches;
+/// - `nosync` (`gpuRecursiveReduceNosync`): every block, no barrier, launches its child into the
+///   tail-launch stream; G x (log2 B - 1) device launches;
+/// - `per_level` (`gpuRecursiveReduce2`): block 0 only tail-launches the next level's grid of G
+///   blocks; log2 B - 1 device launches.
 ///
 /// Every device-side launch is checked on the device (`cudaGetLastError()` right after it) and
 /// counted in a LaunchCounters record in device memory: successes and failures separately, with

@@ -28,9 +28,7 @@ namespace ct = cudatutorial;
 
 namespace {
 
-bool sanitizing() {
-    return std::getenv("CT_SANITIZE") != nullptr;
-}
+using cudatutorial::testing::sanitizing;
 
 // The input patterns: random over the whole int range (the sum wraps many times), all ones (the
 // sum is n: a lost chunk shows as a plain number), and values next to INT_MAX/INT_MIN.
