@@ -21,14 +21,23 @@ TEST(DivergenceReference, BranchConditions) {
     EXPECT_EQ(dv::expected_value(Condition::kEvenOdd, 5), 200.0f);
 }
 
-TEST(DivergenceReference, TheTextbookPrecedenceBug) {
-    // `itid & 0x01 == 0`: == binds tighter than &, so the textbook's test is itid & (0x01 == 0),
-    // i.e. itid & 0 - zero for every itid. Written here with the parentheses C puts in.
+// An illustration, not a test of this chapter's code: how C++ parses the textbook's condition.
+// `itid & 0x01 == 0` is `itid & (0x01 == 0)` because == binds tighter than &; (0x01 == 0) is
+// false, i.e. 0, so the condition is itid & 0 = 0 for every itid. (Written with the parentheses
+// the compiler puts in: the original spelling draws -Wparentheses.) What the GPU really computes
+// with the textbook's kernel is checked by DivergenceGpu.TextbookBitmaskKernelTakesTheElsePath-
+// Everywhere and by row 4t of the program's table.
+static_assert((0x01 == 0) == false, "== is evaluated first ...");
+static_assert((7 & (0x01 == 0)) == 0, "... so itid & 0x01 == 0 is itid & 0: never true");
+static_assert(((7 & 0x01) == 0) == false && ((6 & 0x01) == 0) == true,
+              "the intended (itid & 0x01) == 0 tests the parity of itid");
+
+TEST(DivergenceReference, FixedBitmaskConditionIsTheWarpParity) {
+    // Stage 4's fixed condition, ((tid >> 5) & 0x01) == 0, must pick the same threads as the
+    // reference's kWarpAligned, (tid / 32) % 2 == 0, which the stage 4 results are checked with.
     for (int tid = 0; tid < 4096; ++tid) {
         const int itid = tid >> 5;
-        EXPECT_EQ(itid & (0x01 == 0), 0);
-        // The intended test, (itid & 0x01) == 0, is the warp-parity condition of stage 2.
-        EXPECT_EQ((itid & 0x01) == 0, dv::takes_if_path(dv::Condition::kWarpAligned, tid));
+        EXPECT_EQ((itid & 0x01) == 0, dv::takes_if_path(dv::Condition::kWarpAligned, tid)) << tid;
     }
 }
 
