@@ -27,13 +27,14 @@ Stats summarize(std::vector<double> samples_ms) {
     stats.samples = static_cast<int>(n);
     stats.min_ms = samples_ms.front();
     stats.max_ms = samples_ms.back();
-    stats.median_ms =
-        n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
+    stats.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
     stats.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / n;
     return stats;
 }
 
-double bandwidth_gbs(double bytes, double ms) { return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0; }
+double bandwidth_gbs(double bytes, double ms) {
+    return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
+}
 
 double percent_of(double value, double reference) {
     return reference > 0.0 ? 100.0 * value / reference : 0.0;
@@ -114,7 +115,9 @@ L2Flusher::L2Flusher() {
     CT_CHECK(cudaMemset(buffer_, 0x5a, bytes_ + sizeof(int4)));
 }
 
-L2Flusher::~L2Flusher() { detail::free_device_bytes(buffer_); }
+L2Flusher::~L2Flusher() {
+    detail::free_device_bytes(buffer_);
+}
 
 void L2Flusher::flush(cudaStream_t stream) {
     int* sink = reinterpret_cast<int*>(static_cast<char*>(buffer_) + bytes_);

@@ -92,7 +92,8 @@ std::uint64_t parse_size(const std::string& raw) {
             return 0;
         }
         const std::uint64_t multiplier = separator == "^" ? 1 : base;
-        if (exponent >= 63 || multiplier > (std::numeric_limits<std::uint64_t>::max() >> exponent)) {
+        if (exponent >= 63 ||
+            multiplier > (std::numeric_limits<std::uint64_t>::max() >> exponent)) {
             throw bad("too large");
         }
         return multiplier << exponent;
@@ -141,8 +142,8 @@ std::string describe_size(std::uint64_t n) {
         return text + " (2^" + std::to_string(log2) + " + " + std::to_string(offset) + ")";
     }
     if (log2 < 63 && (below << 1) - n < 1024) {
-        return text + " (2^" + std::to_string(log2 + 1) + " - " +
-               std::to_string((below << 1) - n) + ")";
+        return text + " (2^" + std::to_string(log2 + 1) + " - " + std::to_string((below << 1) - n) +
+               ")";
     }
     return text;
 }
@@ -209,8 +210,9 @@ void require_block_size(int block, const DeviceInfo& device, int min_block,
 void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                    const std::string& option) {
     if (value < min || value > max) {
-        throw UsageError(option + " " + std::to_string(value) + " is out of range: it must be from " +
-                         std::to_string(min) + " to " + std::to_string(max));
+        throw UsageError(option + " " + std::to_string(value) +
+                         " is out of range: it must be from " + std::to_string(min) + " to " +
+                         std::to_string(max));
     }
 }
 

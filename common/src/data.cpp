@@ -14,8 +14,11 @@ std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, int hi) 
         for (std::size_t i = begin; i < end; ++i) {
             const std::uint64_t bits = hash64(seed, i);
             // range can be 2^32 (the whole int range): then every bit pattern is fine.
-            const std::uint64_t offset = range >= (1ull << 32) ? (bits >> 32) : bounded(bits, static_cast<std::uint32_t>(range));
-            values[i] = static_cast<int>(static_cast<std::int64_t>(lo) + static_cast<std::int64_t>(offset));
+            const std::uint64_t offset = range >= (1ull << 32)
+                                             ? (bits >> 32)
+                                             : bounded(bits, static_cast<std::uint32_t>(range));
+            values[i] =
+                static_cast<int>(static_cast<std::int64_t>(lo) + static_cast<std::int64_t>(offset));
         }
     });
     return values;

@@ -16,9 +16,9 @@ void* allocate_device_bytes(std::size_t bytes) {
         cudaMemGetInfo(&free_bytes, &total_bytes);
         throw CudaError(status, std::string("cudaMalloc of ") +
                                     format_bytes(static_cast<double>(bytes)) + " failed (" +
-                                    cudaGetErrorString(status) + "): " +
-                                    format_bytes(static_cast<double>(free_bytes)) + " free of " +
-                                    format_bytes(static_cast<double>(total_bytes)));
+                                    cudaGetErrorString(status) +
+                                    "): " + format_bytes(static_cast<double>(free_bytes)) +
+                                    " free of " + format_bytes(static_cast<double>(total_bytes)));
     }
     return pointer;
 }
@@ -29,8 +29,8 @@ void* allocate_pinned_bytes(std::size_t bytes) {
     if (status != cudaSuccess) {
         cudaGetLastError();
         throw CudaError(status, std::string("cudaMallocHost (pinned host memory) of ") +
-                                    format_bytes(static_cast<double>(bytes)) + " failed: " +
-                                    cudaGetErrorString(status));
+                                    format_bytes(static_cast<double>(bytes)) +
+                                    " failed: " + cudaGetErrorString(status));
     }
     return pointer;
 }

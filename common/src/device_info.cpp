@@ -65,9 +65,9 @@ DeviceInfo query_device(int device) {
                                       "). This program needs an NVIDIA GPU and its driver.");
     }
     if (device < 0 || device >= count) {
-        throw UsageError("--device " + std::to_string(device) + " does not exist: this machine has " +
-                         std::to_string(count) + " CUDA device(s), numbered 0.." +
-                         std::to_string(count - 1));
+        throw UsageError("--device " + std::to_string(device) +
+                         " does not exist: this machine has " + std::to_string(count) +
+                         " CUDA device(s), numbered 0.." + std::to_string(count - 1));
     }
     cudaDeviceProp prop{};
     CT_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -85,7 +85,8 @@ DeviceInfo query_device(int device) {
         info.max_grid_dim[d] = prop.maxGridSize[d];
     }
     info.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-    info.max_warps_per_sm = prop.warpSize > 0 ? prop.maxThreadsPerMultiProcessor / prop.warpSize : 0;
+    info.max_warps_per_sm =
+        prop.warpSize > 0 ? prop.maxThreadsPerMultiProcessor / prop.warpSize : 0;
     info.max_blocks_per_sm = prop.maxBlocksPerMultiProcessor;
     info.shared_mem_per_block = prop.sharedMemPerBlock;
     info.shared_mem_per_block_optin = prop.sharedMemPerBlockOptin;

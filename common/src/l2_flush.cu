@@ -11,8 +11,8 @@ namespace {
 
 __global__ void read_sweep(const int4* __restrict__ data, std::size_t count, int* sink) {
     int4 sum = {0, 0, 0, 0};
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-         i < count; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         const int4 v = data[i];
         sum.x ^= v.x;
         sum.y ^= v.y;

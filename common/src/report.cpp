@@ -113,7 +113,9 @@ void ResultTable::set_baseline(const std::string& row_id, const std::string& lab
     baseline_label_ = label;
 }
 
-void ResultTable::add(ResultRow row) { rows_.push_back(std::move(row)); }
+void ResultTable::add(ResultRow row) {
+    rows_.push_back(std::move(row));
+}
 
 std::optional<double> ResultTable::median_of(std::size_t row) const {
     const ResultRow& r = rows_.at(row);
@@ -288,14 +290,15 @@ void ResultTable::print(std::ostream& out) const {
 
 void ResultTable::write_csv(std::ostream& out) const {
     const auto extras = extra_columns();
-    std::vector<std::string> header = {"program", "gpu", "compute_capability", "sm_count",
-                                       "cuda_runtime", "cuda_driver", "timestamp", "peak_gbs"};
+    std::vector<std::string> header = {"program",   "gpu",          "compute_capability",
+                                       "sm_count",  "cuda_runtime", "cuda_driver",
+                                       "timestamp", "peak_gbs"};
     for (const auto& parameter : info_.parameters) {
         header.push_back(parameter.first);
     }
     header.insert(header.end(), {"id", "name", "median_ms", "min_ms", "max_ms", "mean_ms",
-                                 "samples", "bytes", "gbs", "percent_of_peak", "speedup_vs_previous",
-                                 "speedup_vs_first", "speedup_vs_baseline"});
+                                 "samples", "bytes", "gbs", "percent_of_peak",
+                                 "speedup_vs_previous", "speedup_vs_first", "speedup_vs_baseline"});
     header.insert(header.end(), extras.begin(), extras.end());
     header.insert(header.end(), {"passed", "expected_failure", "detail"});
     for (std::size_t c = 0; c < header.size(); ++c) {
@@ -305,16 +308,18 @@ void ResultTable::write_csv(std::ostream& out) const {
 
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const ResultRow& row = rows_[i];
-        std::vector<std::string> line = {info_.program,      info_.gpu_name,
-                                         info_.compute_capability, std::to_string(info_.sm_count),
-                                         info_.cuda_runtime, info_.cuda_driver,
-                                         info_.timestamp,    csv_number(info_.peak_bandwidth_gbs)};
+        std::vector<std::string> line = {info_.program,
+                                         info_.gpu_name,
+                                         info_.compute_capability,
+                                         std::to_string(info_.sm_count),
+                                         info_.cuda_runtime,
+                                         info_.cuda_driver,
+                                         info_.timestamp,
+                                         csv_number(info_.peak_bandwidth_gbs)};
         for (const auto& parameter : info_.parameters) {
             line.push_back(parameter.second);
         }
-        const auto timed = [&](double v) {
-            return row.timed ? csv_number(v) : std::string();
-        };
+        const auto timed = [&](double v) { return row.timed ? csv_number(v) : std::string(); };
         line.insert(line.end(),
                     {row.id, row.name, timed(row.stats.median_ms), timed(row.stats.min_ms),
                      timed(row.stats.max_ms), timed(row.stats.mean_ms),
@@ -454,11 +459,21 @@ std::string json_string(const std::string& text) {
     std::string quoted = "\"";
     for (const char ch : text) {
         switch (ch) {
-            case '"': quoted += "\\\""; break;
-            case '\\': quoted += "\\\\"; break;
-            case '\n': quoted += "\\n"; break;
-            case '\r': quoted += "\\r"; break;
-            case '\t': quoted += "\\t"; break;
+            case '"':
+                quoted += "\\\"";
+                break;
+            case '\\':
+                quoted += "\\\\";
+                break;
+            case '\n':
+                quoted += "\\n";
+                break;
+            case '\r':
+                quoted += "\\r";
+                break;
+            case '\t':
+                quoted += "\\t";
+                break;
             default:
                 if (static_cast<unsigned char>(ch) < 0x20) {
                     char escaped[8];

@@ -51,8 +51,7 @@ ct::DeviceInfo fake_device(int max_threads) {
 
 // Parses `args` with the common options plus --block/--n as a chapter would; returns the exit
 // code run_program gives (the body returns 0).
-int parse(std::vector<std::string> args, ct::CommonOptions& options, int& block,
-          std::uint64_t& n) {
+int parse(std::vector<std::string> args, ct::CommonOptions& options, int& block, std::uint64_t& n) {
     CLI::App app{"test"};
     ct::add_common_options(app, options);
     app.add_option("--block", block)->check(ct::power_of_two_validator());
@@ -110,9 +109,17 @@ TEST(CommonOptions, ParseIntoTheBenchmarkConfig) {
 
 TEST(CommonOptions, BadInputGivesExitCodeTwo) {
     const std::vector<std::vector<std::string>> bad_inputs = {
-        {"--unknown"}, {"--reps", "0"},     {"--reps", "many"}, {"--warmup", "-1"},
-        {"--block", "96"}, {"--block", "0"}, {"--n", "-3"},     {"--n", "lots"},
-        {"--device", "-1"}, {"stray-positional"}, {"--csv", "/nonexistent-dir/out.csv"},
+        {"--unknown"},
+        {"--reps", "0"},
+        {"--reps", "many"},
+        {"--warmup", "-1"},
+        {"--block", "96"},
+        {"--block", "0"},
+        {"--n", "-3"},
+        {"--n", "lots"},
+        {"--device", "-1"},
+        {"stray-positional"},
+        {"--csv", "/nonexistent-dir/out.csv"},
         {"--json", "/nonexistent-dir/out.json"}};
     for (const auto& args : bad_inputs) {
         SCOPED_TRACE(args.front() + (args.size() > 1 ? " " + args[1] : ""));
@@ -141,14 +148,12 @@ TEST(CommonOptions, HelpExitsWithZero) {
 TEST(GuardedMain, MapsExceptionsToExitCodes) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(ct::guarded_main([]() -> int { throw ct::UsageError("bad"); }), 2);
-    EXPECT_EQ(ct::guarded_main([]() -> int {
-                  throw ct::CudaError(cudaErrorInvalidValue, "cuda failed");
-              }),
+    EXPECT_EQ(ct::guarded_main(
+                  []() -> int { throw ct::CudaError(cudaErrorInvalidValue, "cuda failed"); }),
               3);
-    EXPECT_EQ(ct::guarded_main([]() -> int {
-                  throw ct::NoDeviceError(cudaErrorNoDevice, "no device");
-              }),
-              3);
+    EXPECT_EQ(
+        ct::guarded_main([]() -> int { throw ct::NoDeviceError(cudaErrorNoDevice, "no device"); }),
+        3);
     EXPECT_EQ(ct::guarded_main([] { return 1; }), 1);
     const std::string message = testing::internal::GetCapturedStderr();
     EXPECT_NE(message.find("error: bad"), std::string::npos);

@@ -36,8 +36,8 @@ TEST(Generators, NeverAllZero) {
     const auto ints = ct::random_ints(4096, ct::kDefaultSeed, 0, 9);
     EXPECT_TRUE(std::any_of(ints.begin(), ints.end(), [](int v) { return v != 0; }));
     const auto floats = ct::random_floats(4096, ct::kDefaultSeed, 0.0f, 1.0f);
-    EXPECT_TRUE(std::all_of(floats.begin(), floats.end(),
-                            [](float v) { return v >= 0.0f && v < 1.0f; }));
+    EXPECT_TRUE(
+        std::all_of(floats.begin(), floats.end(), [](float v) { return v >= 0.0f && v < 1.0f; }));
     EXPECT_GT(*std::max_element(floats.begin(), floats.end()), 0.9f);
 }
 

@@ -171,7 +171,8 @@ TEST(HarnessGpu, TimesACorrectKernelAndValidatesBeforeAndAfter) {
     const ct::Measurement m = ct::measure(
         [&](cudaStream_t stream) {
             ++launches;
-            scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN, 3);
+            scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN,
+                                                                 3);
             CT_CHECK_LAUNCH();
         },
         [&] { return f.verify(); }, config);

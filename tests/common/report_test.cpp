@@ -41,8 +41,8 @@ ct::RunInfo sample_info() {
 ct::ResultTable sample_table() {
     ct::ResultTable table(sample_info());
     table.set_baseline("cub", "CUB");
-    table.add(timed_row("1", 4.0, 1e9));   // 250 GB/s
-    table.add(timed_row("2", 2.0, 1e9));   // 500 GB/s
+    table.add(timed_row("1", 4.0, 1e9));  // 250 GB/s
+    table.add(timed_row("2", 2.0, 1e9));  // 500 GB/s
     ct::ResultRow failing = timed_row("3", 1.0, 1e9, false);
     failing.detail = "element 7: got 3, expected 4";
     table.add(failing);
@@ -105,12 +105,11 @@ TEST(ResultTable, PrintShowsHeaderRowsDetailsAndVerdict) {
     std::ostringstream text;
     sample_table().print(text);
     const std::string out = text.str();
-    for (const char* expected :
-         {"Test GPU", "compute capability 9.0", "CUDA runtime 13.0", "N 1000", "block 256",
-          "x CUB", "kernel_1", "PASS", "FAIL", "[3] element 7: got 3, expected 4", "4.000",
-          "250", "FAILED"}) {
+    for (const char* expected : {"Test GPU", "compute capability 9.0", "CUDA runtime 13.0",
+                                 "N 1000", "block 256", "x CUB", "kernel_1", "PASS", "FAIL",
+                                 "[3] element 7: got 3, expected 4", "4.000", "250", "FAILED"}) {
         EXPECT_NE(out.find(expected), std::string::npos) << "missing '" << expected << "' in\n"
-                                                          << out;
+                                                         << out;
     }
 }
 

@@ -18,16 +18,19 @@ inline std::string sanitizer_tool() {
     return tool ? tool : "";
 }
 
-/// True under compute-sanitizer: GPU tests then use small problem sizes (racecheck is ~100x slower).
-inline bool sanitizing() { return !sanitizer_tool().empty(); }
+/// True under compute-sanitizer: GPU tests then use small problem sizes (racecheck is ~100x
+/// slower).
+inline bool sanitizing() {
+    return !sanitizer_tool().empty();
+}
 
 }  // namespace cudatutorial::testing
 
 /// Skips the current test (reported as SKIPPED, never as passed) when there is no CUDA device,
 /// as on CI machines without a GPU. On a machine with a GPU the test runs for real.
-#define CT_REQUIRE_GPU()                                                                  \
-    do {                                                                                  \
-        if (::cudatutorial::cuda_device_count() == 0) {                                   \
+#define CT_REQUIRE_GPU()                                                                      \
+    do {                                                                                      \
+        if (::cudatutorial::cuda_device_count() == 0) {                                       \
             GTEST_SKIP() << "no CUDA device: GPU test skipped (run on a machine with a GPU)"; \
-        }                                                                                 \
+        }                                                                                     \
     } while (0)

@@ -53,9 +53,9 @@ struct Verification {
 
 /// How measure() times.
 struct BenchmarkConfig {
-    int warmup = 3;              ///< untimed runs after the first validated run
-    int repetitions = 20;        ///< timed runs
-    bool flush_l2 = false;       ///< overwrite L2 before every timed run
+    int warmup = 3;                 ///< untimed runs after the first validated run
+    int repetitions = 20;           ///< timed runs
+    bool flush_l2 = false;          ///< overwrite L2 before every timed run
     cudaStream_t stream = nullptr;  ///< where the launch and the events go
 };
 
@@ -84,15 +84,15 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
 
 /// Evicts the L2 cache by reading a buffer twice its size, so that a timed run starts cold.
 class L2Flusher {
-public:
-    L2Flusher();  ///< sized from the current device's L2
+  public:
+    L2Flusher();   ///< sized from the current device's L2
     ~L2Flusher();  ///< frees the buffer
     L2Flusher(const L2Flusher&) = delete;
     L2Flusher& operator=(const L2Flusher&) = delete;
     /// Enqueues the overwrite on `stream` (outside any timed region).
     void flush(cudaStream_t stream);
 
-private:
+  private:
     void* buffer_ = nullptr;
     std::size_t bytes_ = 0;
 };

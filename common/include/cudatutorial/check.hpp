@@ -23,30 +23,32 @@ enum class ExitCode : int {
 };
 
 /// The integer value of an exit code, for returning from main().
-constexpr int to_int(ExitCode code) { return static_cast<int>(code); }
+constexpr int to_int(ExitCode code) {
+    return static_cast<int>(code);
+}
 
 /// Bad user input (an option out of range, an unreadable file...). Maps to ExitCode::kBadUsage.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// A CUDA runtime call or kernel launch failed. Maps to ExitCode::kCudaError.
 class CudaError : public std::runtime_error {
-public:
+  public:
     /// `message` is the full text shown to the user.
     CudaError(cudaError_t code, const std::string& message)
         : std::runtime_error(message), code_(code) {}
     /// The CUDA error code that caused the failure.
     cudaError_t code() const { return code_; }
 
-private:
+  private:
     cudaError_t code_;
 };
 
 /// No usable CUDA device (no GPU, no driver, or a driver too old for this runtime).
 class NoDeviceError : public CudaError {
-public:
+  public:
     /// Same arguments as CudaError.
     NoDeviceError(cudaError_t code, const std::string& message) : CudaError(code, message) {}
 };

@@ -13,7 +13,7 @@ namespace cudatutorial {
 /// A created CUDA stream, destroyed with its owner. `flags` is cudaStreamDefault (blocking: it
 /// synchronizes with the legacy default stream) or cudaStreamNonBlocking (it does not).
 class CudaStream {
-public:
+  public:
     /// Creates the stream (cudaStreamCreateWithFlags).
     explicit CudaStream(unsigned int flags = cudaStreamDefault) {
         CT_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
@@ -41,13 +41,13 @@ public:
     /// Waits for all work in the stream.
     void synchronize() const { CT_CHECK(cudaStreamSynchronize(stream_)); }
 
-private:
+  private:
     cudaStream_t stream_ = nullptr;
 };
 
 /// A CUDA event for timing (or, with cudaEventDisableTiming, for ordering only).
 class CudaEvent {
-public:
+  public:
     /// Creates the event (cudaEventCreateWithFlags).
     explicit CudaEvent(unsigned int flags = cudaEventDefault) {
         CT_CHECK(cudaEventCreateWithFlags(&event_, flags));
@@ -83,7 +83,7 @@ public:
         return ms;
     }
 
-private:
+  private:
     cudaEvent_t event_ = nullptr;
 };
 

@@ -33,7 +33,7 @@ namespace detail {
 /// destruction (also during exception unwinding), move-only ownership, size queries.
 template <typename T, void* (*Allocate)(std::size_t), void (*Release)(void*) noexcept>
 class OwnedArray {
-public:
+  public:
     OwnedArray() = default;
     explicit OwnedArray(std::size_t count)
         : data_(count ? static_cast<T*>(Allocate(count * sizeof(T))) : nullptr), size_(count) {}
@@ -57,7 +57,7 @@ public:
     std::size_t bytes() const { return size_ * sizeof(T); }
     bool empty() const { return size_ == 0; }
 
-protected:
+  protected:
     T* data_ = nullptr;
     std::size_t size_ = 0;
 };
@@ -71,7 +71,7 @@ class DeviceBuffer
     : public detail::OwnedArray<T, detail::allocate_device_bytes, detail::free_device_bytes> {
     using Base = detail::OwnedArray<T, detail::allocate_device_bytes, detail::free_device_bytes>;
 
-public:
+  public:
     /// An empty buffer.
     DeviceBuffer() = default;
     /// Allocates `count` elements (uninitialized). A zero count allocates nothing.
@@ -118,7 +118,7 @@ public:
         }
     }
 
-private:
+  private:
     void require_fits(std::size_t count) const {
         if (count > this->size_) {
             throw std::out_of_range("DeviceBuffer copy of " + std::to_string(count) +
@@ -134,7 +134,7 @@ class PinnedBuffer
     : public detail::OwnedArray<T, detail::allocate_pinned_bytes, detail::free_pinned_bytes> {
     using Base = detail::OwnedArray<T, detail::allocate_pinned_bytes, detail::free_pinned_bytes>;
 
-public:
+  public:
     /// An empty buffer.
     PinnedBuffer() = default;
     /// Allocates `count` elements of page-locked host memory (uninitialized).

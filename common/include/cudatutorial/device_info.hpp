@@ -14,34 +14,35 @@ namespace cudatutorial {
 
 /// Properties and limits of one CUDA device.
 struct DeviceInfo {
-    int id = 0;                               ///< device ordinal
-    std::string name;                         ///< marketing name, e.g. "NVIDIA H100 80GB HBM3"
-    int cc_major = 0;                         ///< compute capability, major
-    int cc_minor = 0;                         ///< compute capability, minor
-    int sm_count = 0;                         ///< streaming multiprocessors
-    int warp_size = 0;                        ///< threads per warp
-    int max_threads_per_block = 0;            ///< block size limit
-    int max_block_dim[3] = {0, 0, 0};         ///< per-dimension block limits
-    int max_grid_dim[3] = {0, 0, 0};          ///< per-dimension grid limits
-    int max_threads_per_sm = 0;               ///< resident threads per SM
-    int max_warps_per_sm = 0;                 ///< max_threads_per_sm / warp_size
-    int max_blocks_per_sm = 0;                ///< resident blocks per SM
-    std::size_t shared_mem_per_block = 0;     ///< default static+dynamic limit per block (bytes)
-    std::size_t shared_mem_per_block_optin = 0;  ///< limit with cudaFuncAttributeMaxDynamicSharedMemorySize
-    std::size_t shared_mem_per_sm = 0;        ///< shared memory per SM (bytes)
-    int registers_per_block = 0;              ///< 32-bit registers available to one block
-    int registers_per_sm = 0;                 ///< 32-bit registers per SM
-    std::size_t constant_memory = 0;          ///< constant memory (bytes)
-    std::size_t global_memory = 0;            ///< device memory (bytes)
-    int l2_cache_bytes = 0;                   ///< L2 cache size (bytes)
-    int sm_clock_khz = 0;                     ///< peak SM clock (kHz), 0 if not reported
-    int memory_clock_khz = 0;                 ///< peak memory clock (kHz), 0 if not reported
-    int memory_bus_width_bits = 0;            ///< memory bus width (bits), 0 if not reported
-    int async_engine_count = 0;               ///< copy engines that can overlap with kernels
-    bool concurrent_kernels = false;          ///< can run kernels of different streams at once
-    bool integrated = false;                  ///< shares memory with the host (Jetson, laptops' iGPU)
-    int runtime_version = 0;                  ///< CUDA runtime version, e.g. 13000
-    int driver_version = 0;                   ///< highest CUDA version the driver supports
+    int id = 0;                            ///< device ordinal
+    std::string name;                      ///< marketing name, e.g. "NVIDIA H100 80GB HBM3"
+    int cc_major = 0;                      ///< compute capability, major
+    int cc_minor = 0;                      ///< compute capability, minor
+    int sm_count = 0;                      ///< streaming multiprocessors
+    int warp_size = 0;                     ///< threads per warp
+    int max_threads_per_block = 0;         ///< block size limit
+    int max_block_dim[3] = {0, 0, 0};      ///< per-dimension block limits
+    int max_grid_dim[3] = {0, 0, 0};       ///< per-dimension grid limits
+    int max_threads_per_sm = 0;            ///< resident threads per SM
+    int max_warps_per_sm = 0;              ///< max_threads_per_sm / warp_size
+    int max_blocks_per_sm = 0;             ///< resident blocks per SM
+    std::size_t shared_mem_per_block = 0;  ///< default static+dynamic limit per block (bytes)
+    std::size_t shared_mem_per_block_optin =
+        0;                              ///< limit with cudaFuncAttributeMaxDynamicSharedMemorySize
+    std::size_t shared_mem_per_sm = 0;  ///< shared memory per SM (bytes)
+    int registers_per_block = 0;        ///< 32-bit registers available to one block
+    int registers_per_sm = 0;           ///< 32-bit registers per SM
+    std::size_t constant_memory = 0;    ///< constant memory (bytes)
+    std::size_t global_memory = 0;      ///< device memory (bytes)
+    int l2_cache_bytes = 0;             ///< L2 cache size (bytes)
+    int sm_clock_khz = 0;               ///< peak SM clock (kHz), 0 if not reported
+    int memory_clock_khz = 0;           ///< peak memory clock (kHz), 0 if not reported
+    int memory_bus_width_bits = 0;      ///< memory bus width (bits), 0 if not reported
+    int async_engine_count = 0;         ///< copy engines that can overlap with kernels
+    bool concurrent_kernels = false;    ///< can run kernels of different streams at once
+    bool integrated = false;            ///< shares memory with the host (Jetson, laptops' iGPU)
+    int runtime_version = 0;            ///< CUDA runtime version, e.g. 13000
+    int driver_version = 0;             ///< highest CUDA version the driver supports
 
     /// "9.0"
     std::string compute_capability() const;

@@ -44,14 +44,14 @@ RunInfo make_run_info(const std::string& program, const std::string& title,
 
 /// One measured kernel (or a row that could not be measured, with `timed` false).
 struct ResultRow {
-    std::string id;               ///< short key: "1", "10", "cub"
-    std::string name;             ///< what the kernel does, e.g. "sequential_addressing"
-    bool timed = false;           ///< false: timing columns print as "-"
-    Stats stats;                  ///< timing summary
-    double bytes = 0;             ///< bytes moved by one run (0: no bandwidth column)
-    bool passed = false;          ///< result matched the CPU reference
-    std::string detail;           ///< a failure reason or a remark, printed under the table
-    bool in_progression = true;   ///< part of the x prev / x first chain (false for baselines)
+    std::string id;                 ///< short key: "1", "10", "cub"
+    std::string name;               ///< what the kernel does, e.g. "sequential_addressing"
+    bool timed = false;             ///< false: timing columns print as "-"
+    Stats stats;                    ///< timing summary
+    double bytes = 0;               ///< bytes moved by one run (0: no bandwidth column)
+    bool passed = false;            ///< result matched the CPU reference
+    std::string detail;             ///< a failure reason or a remark, printed under the table
+    bool in_progression = true;     ///< part of the x prev / x first chain (false for baselines)
     bool expected_failure = false;  ///< a labelled bug demonstration: FAIL, not counted as failure
     std::vector<std::pair<std::string, std::string>> extra;  ///< chapter-specific columns
 
@@ -65,7 +65,7 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
 
 /// A result table with the derived columns described in the file comment.
 class ResultTable {
-public:
+  public:
     /// An empty table for the run described by `info`.
     explicit ResultTable(RunInfo info);
 
@@ -105,7 +105,7 @@ public:
     /// file cannot be opened.
     void write_files(const std::string& csv_path, const std::string& json_path) const;
 
-private:
+  private:
     std::optional<double> median_of(std::size_t row) const;
     RunInfo info_;
     std::vector<ResultRow> rows_;
