@@ -135,8 +135,10 @@ struct StageArgs {
     std::size_t n = 0;                     ///< input bytes; 0 gives an all-zero histogram
     unsigned int* histogram = nullptr;     ///< device pointer to binning.bins() counters
     Binning binning;
-    int block = 256;  ///< threads per block (power of two, 32..1024); CUB ignores it
-    int grid = 0;     ///< blocks; 0 = automatic (enough to fill the GPU, no more than the work)
+    /// Threads per block, 1..1024: every stage but the race counts correctly with any block and
+    /// grid (the executable accepts powers of two from 32). CUB ignores it.
+    int block = 256;
+    int grid = 0;  ///< blocks; 0 = automatic (enough to fill the GPU, no more than the work)
     Workspace* workspace = nullptr;  ///< needed by CUB only
 };
 
@@ -151,8 +153,8 @@ struct Stage {
     std::string id;    ///< "1".."8", "race", "cub"
     std::string name;  ///< after the idea, e.g. "privatized_shared"
     std::string idea;  ///< one line: what changed and why it should be faster
-    /// Global-memory atomics: 50-400 ms each at 2^28 bytes, so the executable times them with
-    /// fewer repetitions (the table says how many).
+    /// Global-memory atomics: about 4-200 ms each at 2^28 bytes on the H100, so the executable
+    /// times them with fewer repetitions (the table says how many).
     bool slow = false;
     bool bug_demo = false;  ///< the labelled race: expected to FAIL, never in tests' checks
     bool baseline = false;  ///< CUB: not part of the x prev / x first progression

@@ -174,6 +174,13 @@ int run(const Options& options) {
     if (options.input_path.empty()) {
         ct::require_range(options.n, 0, hg::kMaxInputBytes, "--n");
     }
+    // The lower limit needs no device (the upper one, the device's limit, is checked below):
+    // --block 16 must exit with 2 on a machine without a GPU too. --block is a power of two.
+    if (options.block < 32) {
+        throw ct::UsageError("--block " + std::to_string(options.block) +
+                             " is not supported: it must be a power of two from 32 (one warp) "
+                             "to the device's limit");
+    }
     std::vector<unsigned char> host;
     std::string source;
     if (!options.input_path.empty()) {
@@ -304,7 +311,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0, INT_MAX))
         ->capture_default_str();
     app.add_option("--slow-reps", options.slow_reps,
-                   "timed runs of the global-atomic stages (1, 2, race), 50-400 ms each at 2^28")
+                   "timed runs of stages 1, 2, race (global atomics: 4-200 ms each at 2^28)")
         ->check(CLI::Range(1, 1000))
         ->capture_default_str();
     app.add_flag("--atomic-latency", options.atomic_latency,

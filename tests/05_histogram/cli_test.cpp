@@ -26,6 +26,8 @@ TEST(HistogramCli, BadOptionsExitWithTwoAndAMessage) {
                                           "--n lots",
                                           "--block 100",
                                           "--block 0",
+                                          "--block 16",
+                                          "--block 1",
                                           "--grid -1",
                                           "--stage 99",
                                           "--stage 1,nope",
@@ -43,6 +45,14 @@ TEST(HistogramCli, AMissingFileIsNamedInTheMessage) {
     const auto result = run_process(std::string(HISTOGRAM_BIN) + " --input /no/such/file.txt");
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.output.find("/no/such/file.txt"), std::string::npos) << result.output;
+}
+
+TEST(HistogramCli, BlocksSmallerThanAWarpAreRefusedBeforeTheDevice) {
+    // Checked before select_device: 2 with or without a GPU, and the message says the limit.
+    const auto result = run_process(std::string(HISTOGRAM_BIN) + " --block 16 --n 1000");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_NE(result.output.find("--block 16"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("32"), std::string::npos) << result.output;
 }
 
 TEST(HistogramCli, BlockSizesAboveTheDeviceLimitNeedTheDevice) {

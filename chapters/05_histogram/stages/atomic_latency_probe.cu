@@ -14,8 +14,9 @@ namespace histogram {
 
 namespace {
 
-// `counters[0]` only: the index (old == 0xFFFFFFFF) is always 0 at run time, but the compiler
-// cannot know it, so each atomic waits for the previous one's result.
+// `counters[0]` only: the index (old == 0xFFFFFFFF ? 1 : 0) is 0 at run time, because the
+// counter never gets near 2^32 - 1, but the compiler cannot know it, so each atomic waits for the
+// previous one's result.
 __global__ void same_address_chain(unsigned int* counters, int iterations, long long* cycles,
                                    unsigned int* sink) {
     unsigned int old = 0;
@@ -27,9 +28,11 @@ __global__ void same_address_chain(unsigned int* counters, int iterations, long 
     *sink = old;
 }
 
-// Slot i's address depends on the previous atomic's result (always 0: the buffer starts
-// cleared and the slots differ), and consecutive slots are far apart in a buffer several times
-// the L2 size, so most atomics miss L2.
+// Slot i's address depends on the previous atomic's result, the old count of the previous slot:
+// a small number (0 for a slot not hit before, more for one that the warm-up launch or an
+// earlier step already incremented), which the compiler cannot know, so each atomic waits for
+// the previous one's result. Whatever its value, consecutive slots are far apart in a buffer
+// several times the L2 size, so most atomics miss L2.
 __global__ void scattered_chain(unsigned int* buffer, std::size_t slots, int iterations,
                                 long long* cycles, unsigned int* sink) {
     constexpr std::size_t kSlotWords = 64;  // 256 bytes between slots

@@ -4,9 +4,10 @@
 // block, whatever the number of output bins) and maps them to the requested bins at the end
 // (dispatch_histogram.cuh, "is_byte_sample"); it launches two kernels (clear the output, then
 // the sweep). HistogramEven needs bins of equal width. The letter binning's last bin is
-// narrower when 26 is not a multiple of the width ("y-z" for width 4): HistogramEven would then
-// count '{', '|' and '}' as letters, so that case uses HistogramRange with the exact
-// boundaries; with byte samples both calls do the same work.
+// narrower when 26 is not a multiple of the width ("y-z" for width 4): bins of four letters
+// would need the upper level 'a' + 28 ('}', exclusive), and HistogramEven would then count '{'
+// and '|' into the last bin as if they were letters. That case uses HistogramRange with the
+// exact boundaries; with byte samples both calls do the same work.
 #include <cub/device/device_histogram.cuh>
 
 #include <algorithm>

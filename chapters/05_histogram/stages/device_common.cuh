@@ -132,20 +132,21 @@ __device__ __forceinline__ void count_vector(const uint4& v, Bins bins, Count&& 
     count_word(v.w, bins, count);
 }
 
-/// The bytes the 16-byte loads do not cover (head and tail, at most 15 each), one per thread of
-/// the grid's first threads.
+/// The bytes the 16-byte loads do not cover (head and tail, at most 15 each), spread over the
+/// grid's threads: thread t counts head byte t and tail byte t, t + threads, ... A grid of 16 or
+/// more threads takes one step; the loops keep a smaller grid (a block of 8, say) correct too.
 template <typename Bins, typename Count>
 __device__ __forceinline__ void count_leftovers(const unsigned char* input, std::size_t n,
                                                 const VectorSplit& split, std::size_t thread,
-                                                Bins bins, Count&& count) {
-    if (thread < split.head) {
-        const unsigned c = input[thread];
+                                                std::size_t threads, Bins bins, Count&& count) {
+    for (std::size_t i = thread; i < split.head; i += threads) {
+        const unsigned c = input[i];
         if (bins.counts(c)) {
             count(bins.bin(c));
         }
     }
-    if (split.tail_begin + thread < n) {
-        const unsigned c = input[split.tail_begin + thread];
+    for (std::size_t i = split.tail_begin + thread; i < n; i += threads) {
+        const unsigned c = input[i];
         if (bins.counts(c)) {
             count(bins.bin(c));
         }

@@ -4,10 +4,11 @@
 // count, add one, store it. When two threads load the same old value, both store old + 1 and one
 // count is lost (the seed's figure of two threads racing on histo[x]). This kernel is in the
 // table to show how much is lost; it always reports FAIL (expected) with the number of counts
-// lost, it never counts as a failure of the program, and its test (HistogramBugDemo) checks only
-// that the reported loss is the reference total minus the kernel's total. compute-sanitizer's
-// racecheck does not see it (racecheck checks shared memory only), which is one more reason to
-// know the pattern on sight. The sanitizer script skips it by name (BugDemo).
+// lost, it never counts as a failure of the program, and its test (HistogramBugDemo) checks that
+// the loss the table reports is the one a separate count of both histograms gives, and that
+// uniform input does lose counts. compute-sanitizer's racecheck does not see it (racecheck
+// checks shared memory only), which is one more reason to know the pattern on sight. The
+// sanitizer script skips it by name (BugDemo).
 #include "device_common.cuh"
 
 namespace histogram {

@@ -31,7 +31,7 @@ __global__ void vectorized_private_kernel(const unsigned char* __restrict__ inpu
     for (std::size_t v = thread; v < split.vectors; v += stride) {
         detail::count_vector(vectors[v], bins, count);
     }
-    detail::count_leftovers(input, n, split, thread, bins, count);
+    detail::count_leftovers(input, n, split, thread, stride, bins, count);
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {

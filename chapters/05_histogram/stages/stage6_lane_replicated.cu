@@ -39,7 +39,7 @@ __global__ void lane_replicated_kernel(const unsigned char* __restrict__ input, 
     for (std::size_t v = thread; v < split.vectors; v += stride) {
         detail::count_vector(vectors[v], bins, count);
     }
-    detail::count_leftovers(input, n, split, thread, bins, count);
+    detail::count_leftovers(input, n, split, thread, stride, bins, count);
     __syncthreads();
 
     // Thread t sums bin b's 32 copies. Reading copy k in the same order in every lane would put

@@ -56,7 +56,8 @@ __global__ void coarsened_kernel(const unsigned char* __restrict__ input, std::s
         }
     }
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    detail::count_leftovers(input, n, split, thread, bins, count);
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    detail::count_leftovers(input, n, split, thread, threads, bins, count);
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {

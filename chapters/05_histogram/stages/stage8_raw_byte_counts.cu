@@ -66,7 +66,8 @@ __global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, 
         }
     }
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    detail::count_leftovers(input, n, split, thread, every_byte, count);
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    detail::count_leftovers(input, n, split, thread, threads, every_byte, count);
     __syncthreads();
 
     // The binning, once per byte value per block: letters add 26 of the 256 totals to their
