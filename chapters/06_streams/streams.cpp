@@ -92,7 +92,10 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
 
 std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
     const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
-    constexpr std::size_t kTimesBytes = 24;  // KernelTimes in scenario_kit.cuh
+    // Per kernel slot, KernelSlots (scenario_kit.cuh) allocates n outputs and two KernelTimes of
+    // 24 bytes: the kernel's own record and the scratch record of the launch that primes its
+    // stream.
+    constexpr std::size_t kTimesBytes = 2 * 24;
     return kernels * (static_cast<std::size_t>(config.n) * sizeof(std::uint32_t) + kTimesBytes);
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "stream_rules.hpp"
+#include "streams.hpp"
 #include "test_records.hpp"
 
 using streams::KernelRecord;
@@ -135,4 +136,17 @@ TEST(StreamRules, WorksBeyondOneWordOfBits) {
     EXPECT_FALSE(free.ordered(0, 129));
     EXPECT_FALSE(free.ordered(63, 64));
     EXPECT_FALSE(chained.must_precede(0, 130));  // out of range: false, not a crash
+}
+
+TEST(StreamsScenarios, DeviceBytesCountOutputsAndBothTimeRecordsPerKernel) {
+    // Per kernel slot: n outputs of 4 bytes, the kernel's KernelTimes and the scratch one of the
+    // launch that primes its stream (24 bytes each).
+    streams::ScenarioConfig config;
+    config.n = 4096;
+    config.streams = 8;
+    config.probe_kernels = 256;
+    EXPECT_EQ(streams::device_bytes(1, config), 3u * (4096u * 4u + 48u));
+    EXPECT_EQ(streams::device_bytes(3, config), 16u * (4096u * 4u + 48u));
+    EXPECT_EQ(streams::device_bytes(4, config), 8u * (4096u * 4u + 48u));
+    EXPECT_EQ(streams::device_bytes(5, config), 256u * (4096u * 4u + 48u));
 }

@@ -48,7 +48,8 @@ struct KernelTimes {
     unsigned int padding;
 };
 static_assert(sizeof(KernelTimes) == 24,
-              "device_bytes() in streams.cpp counts 24 bytes per kernel");
+              "device_bytes() in streams.cpp counts two 24-byte KernelTimes per kernel (times_ "
+              "and primer_times_)");
 
 /// This build's default stream for kernels issued by `host_thread` (0: the main thread).
 StreamKind default_stream_kind();
