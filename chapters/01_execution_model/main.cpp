@@ -336,9 +336,7 @@ int main(int argc, char** argv) {
         run.set("bytes per run",
                 ct::format_bytes(em::matrix_sum_bytes(static_cast<int>(nx), static_cast<int>(ny))) +
                     " (2 reads + 1 write)");
-        run.set("timing", "median of " + std::to_string(common.repetitions) + " after " +
-                              std::to_string(common.warmup) + " warm-up runs" +
-                              (common.flush_l2 ? ", L2 flushed" : ""));
+        run.set("timing", common.timing_description());
         ct::ResultTable table(run);
         for (auto& row : em::run_matrix_sum_sweep(static_cast<int>(nx), static_cast<int>(ny),
                                                   shapes, info, common.benchmark_config(), seed)) {

@@ -143,9 +143,7 @@ int main(int argc, char** argv) {
         run.set("n", ct::describe_size(n));
         run.set("block", std::to_string(block));
         run.set("work (long kernels)", std::to_string(work) + " steps per branch");
-        run.set("timing", "median of " + std::to_string(common.repetitions) + " after " +
-                              std::to_string(common.warmup) + " warm-up runs" +
-                              (common.flush_l2 ? ", L2 flushed" : ""));
+        run.set("timing", common.timing_description());
         ct::ResultTable table(run);
         const ct::BenchmarkConfig config = common.benchmark_config();
 

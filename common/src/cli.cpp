@@ -18,6 +18,11 @@ BenchmarkConfig CommonOptions::benchmark_config() const {
     return config;
 }
 
+std::string CommonOptions::timing_description() const {
+    return "median of " + std::to_string(repetitions) + " after " + std::to_string(warmup) +
+           " warm-up runs" + (flush_l2 ? ", L2 flushed" : "");
+}
+
 void add_common_options(CLI::App& app, CommonOptions& options) {
     app.add_option("--reps", options.repetitions, "timed repetitions per kernel (median reported)")
         ->check(CLI::Range(1, 100000))

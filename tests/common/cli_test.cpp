@@ -105,6 +105,7 @@ TEST(CommonOptions, ParseIntoTheBenchmarkConfig) {
     EXPECT_TRUE(config.flush_l2);
     EXPECT_EQ(block, 512);
     EXPECT_EQ(n, 1024u);
+    EXPECT_EQ(options.timing_description(), "median of 7 after 0 warm-up runs, L2 flushed");
 }
 
 TEST(CommonOptions, BadInputGivesExitCodeTwo) {

@@ -28,6 +28,8 @@ struct CommonOptions {
 
     /// The harness configuration these options ask for.
     BenchmarkConfig benchmark_config() const;
+    /// "median of 20 after 3 warm-up runs" (", L2 flushed" with --flush-l2), for table headers.
+    std::string timing_description() const;
 };
 
 /// Registers --reps, --warmup, --flush-l2, --csv, --json and --device on `app`.
