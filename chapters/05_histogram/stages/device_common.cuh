@@ -153,4 +153,22 @@ __device__ __forceinline__ void count_leftovers(const unsigned char* input, std:
     }
 }
 
+/// Lane-replicated counters (stages 6-8): kLaneCopies copies of every counter in shared memory,
+/// laid out [counter][copy], so that lane l only ever updates copy l (bank l).
+inline constexpr int kLaneCopies = 32;
+
+/// The sum of counter `c`'s kLaneCopies copies. Reading copy k in the same order in every lane
+/// would put all 32 lanes in bank k at once (a 32-way conflict); starting at copy `lane` rotates
+/// them. Not unrolled: unrolled, the 32 addresses live in registers, and 48 registers per thread
+/// cut the resident blocks per SM from 8 to 5 (ptxas -v).
+__device__ __forceinline__ unsigned int sum_lane_copies(const unsigned int* copies_s, int c,
+                                                        unsigned lane) {
+    unsigned int total = 0;
+#pragma unroll 1
+    for (int k = 0; k < kLaneCopies; ++k) {
+        total += copies_s[c * kLaneCopies + (k + lane) % kLaneCopies];
+    }
+    return total;
+}
+
 }  // namespace histogram::detail

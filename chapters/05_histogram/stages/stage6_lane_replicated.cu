@@ -17,7 +17,7 @@ namespace histogram {
 
 namespace {
 
-constexpr int kCopies = 32;  // one per lane of a warp (= the number of shared-memory banks)
+constexpr int kCopies = detail::kLaneCopies;  // one per lane of a warp (= shared-memory banks)
 
 template <typename Bins>
 __global__ void lane_replicated_kernel(const unsigned char* __restrict__ input, std::size_t n,
@@ -42,16 +42,9 @@ __global__ void lane_replicated_kernel(const unsigned char* __restrict__ input, 
     detail::count_leftovers(input, n, split, thread, stride, bins, count);
     __syncthreads();
 
-    // Thread t sums bin b's 32 copies. Reading copy k in the same order in every lane would put
-    // all 32 lanes in bank k at once (a 32-way conflict); starting at copy `lane` rotates them.
+    // Thread t sums bin b's 32 copies, in an order rotated by its lane (no bank conflicts).
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
-        unsigned int total = 0;
-        // Not unrolled: unrolled, the 32 addresses live in registers, and 48 registers per
-        // thread cut the resident blocks per SM from 8 to 5 (ptxas -v).
-#pragma unroll 1
-        for (int k = 0; k < kCopies; ++k) {
-            total += copies_s[b * kCopies + (k + lane) % kCopies];
-        }
+        const unsigned int total = detail::sum_lane_copies(copies_s, b, lane);
         if (total != 0) {
             atomicAdd(&histo[b], total);
         }

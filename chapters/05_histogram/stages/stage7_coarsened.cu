@@ -14,7 +14,7 @@ namespace histogram {
 
 namespace {
 
-constexpr int kCopies = 32;
+constexpr int kCopies = detail::kLaneCopies;  // one per lane of a warp (= shared-memory banks)
 constexpr int kVectorsPerThread = 4;
 
 template <typename Bins>
@@ -61,13 +61,7 @@ __global__ void coarsened_kernel(const unsigned char* __restrict__ input, std::s
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
-        unsigned int total = 0;
-        // Not unrolled: unrolled, the 32 addresses live in registers, and 48 registers per
-        // thread cut the resident blocks per SM from 8 to 5 (ptxas -v).
-#pragma unroll 1
-        for (int k = 0; k < kCopies; ++k) {
-            total += copies_s[b * kCopies + (k + lane) % kCopies];
-        }
+        const unsigned int total = detail::sum_lane_copies(copies_s, b, lane);
         if (total != 0) {
             atomicAdd(&histo[b], total);
         }

@@ -18,8 +18,8 @@ namespace histogram {
 
 namespace {
 
-constexpr int kCopies = 32;
-constexpr int kValues = 256;  // one counter per byte value
+constexpr int kCopies = detail::kLaneCopies;  // one per lane of a warp (= shared-memory banks)
+constexpr int kValues = 256;                  // one counter per byte value
 constexpr int kVectorsPerThread = 4;
 
 // Counts every byte, whatever the binning: the binning only appears in the merge.
@@ -76,13 +76,7 @@ __global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, 
         if (!bins.counts(static_cast<unsigned>(value))) {
             continue;
         }
-        unsigned int total = 0;
-        // Not unrolled: unrolled, the 32 addresses live in registers, and 48 registers per
-        // thread cut the resident blocks per SM from 8 to 5 (ptxas -v).
-#pragma unroll 1
-        for (int k = 0; k < kCopies; ++k) {
-            total += copies_s[value * kCopies + (k + lane) % kCopies];
-        }
+        const unsigned int total = detail::sum_lane_copies(copies_s, value, lane);
         if (total != 0) {
             atomicAdd(&histo[bins.bin(static_cast<unsigned>(value))], total);
         }
