@@ -153,6 +153,43 @@ __device__ __forceinline__ void count_leftovers(const unsigned char* input, std:
     }
 }
 
+/// Counts every byte of input[0, n) with `count(bin)` (stage 7's coarsening, reused by stage 8):
+/// each thread keeps kVectorsPerThread independent 16-byte loads in flight. A block's tile is
+/// kVectorsPerThread x blockDim consecutive vectors; load j of thread t is vector
+/// j * blockDim + t of the tile, so each load of a warp still reads 512 adjacent bytes. The
+/// unaligned head and the tail are counted by count_leftovers.
+template <int kVectorsPerThread, typename Bins, typename Count>
+__device__ __forceinline__ void count_input_coarsened(const unsigned char* __restrict__ input,
+                                                      std::size_t n, const Bins& bins,
+                                                      const Count& count) {
+    const VectorSplit split = split_for_vectors(input, n);
+    const uint4* __restrict__ vectors = reinterpret_cast<const uint4*>(input + split.head);
+    const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kVectorsPerThread;
+    for (std::size_t base = blockIdx.x * tile; base < split.vectors; base += gridDim.x * tile) {
+        if (base + tile <= split.vectors) {
+            uint4 loaded[kVectorsPerThread];
+#pragma unroll
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                loaded[j] = vectors[base + j * blockDim.x + threadIdx.x];
+            }
+#pragma unroll
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                count_vector(loaded[j], bins, count);
+            }
+        } else {  // the last, partial tile
+            for (int j = 0; j < kVectorsPerThread; ++j) {
+                const std::size_t v = base + j * blockDim.x + threadIdx.x;
+                if (v < split.vectors) {
+                    count_vector(vectors[v], bins, count);
+                }
+            }
+        }
+    }
+    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    count_leftovers(input, n, split, thread, threads, bins, count);
+}
+
 /// Lane-replicated counters (stages 6-8): kLaneCopies copies of every counter in shared memory,
 /// laid out [counter][copy], so that lane l only ever updates copy l (bank l).
 inline constexpr int kLaneCopies = 32;

@@ -8,6 +8,7 @@
 // outstanding (about 3.35 TB/s x 0.6 us = 2 MB, some 15 KB per SM); with four loads per thread
 // that needs only a quarter of the warps waiting at any time. Prediction: a few percent at
 // most, and only if stage 6 is not yet at the bandwidth ceiling. What to look for: x prev.
+// The loop itself is detail::count_input_coarsened (device_common.cuh): stage 8 reuses it.
 #include "device_common.cuh"
 
 namespace histogram {
@@ -29,35 +30,7 @@ __global__ void coarsened_kernel(const unsigned char* __restrict__ input, std::s
     const unsigned lane = threadIdx.x % kCopies;
     unsigned int* const mine = copies_s + lane;
     const auto count = [&](unsigned bin) { atomicAdd(&mine[bin * kCopies], 1u); };
-    const detail::VectorSplit split = detail::split_for_vectors(input, n);
-    const uint4* __restrict__ vectors = reinterpret_cast<const uint4*>(input + split.head);
-
-    // A block's tile is kVectorsPerThread x blockDim consecutive vectors; load j of thread t is
-    // vector j * blockDim + t of the tile, so each load of a warp still reads 512 adjacent bytes.
-    const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kVectorsPerThread;
-    for (std::size_t base = blockIdx.x * tile; base < split.vectors; base += gridDim.x * tile) {
-        if (base + tile <= split.vectors) {
-            uint4 loaded[kVectorsPerThread];
-#pragma unroll
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                loaded[j] = vectors[base + j * blockDim.x + threadIdx.x];
-            }
-#pragma unroll
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                detail::count_vector(loaded[j], bins, count);
-            }
-        } else {  // the last, partial tile
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                const std::size_t v = base + j * blockDim.x + threadIdx.x;
-                if (v < split.vectors) {
-                    detail::count_vector(vectors[v], bins, count);
-                }
-            }
-        }
-    }
-    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    detail::count_leftovers(input, n, split, thread, threads, bins, count);
+    detail::count_input_coarsened<kVectorsPerThread>(input, n, bins, count);
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {

@@ -40,34 +40,8 @@ __global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, 
     const unsigned lane = threadIdx.x % kCopies;
     unsigned int* const mine = copies_s + lane;
     const auto count = [&](unsigned value) { atomicAdd(&mine[value * kCopies], 1u); };
-    const detail::VectorSplit split = detail::split_for_vectors(input, n);
-    const uint4* __restrict__ vectors = reinterpret_cast<const uint4*>(input + split.head);
     const EveryByte every_byte;
-
-    const std::size_t tile = static_cast<std::size_t>(blockDim.x) * kVectorsPerThread;
-    for (std::size_t base = blockIdx.x * tile; base < split.vectors; base += gridDim.x * tile) {
-        if (base + tile <= split.vectors) {
-            uint4 loaded[kVectorsPerThread];
-#pragma unroll
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                loaded[j] = vectors[base + j * blockDim.x + threadIdx.x];
-            }
-#pragma unroll
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                detail::count_vector(loaded[j], every_byte, count);
-            }
-        } else {
-            for (int j = 0; j < kVectorsPerThread; ++j) {
-                const std::size_t v = base + j * blockDim.x + threadIdx.x;
-                if (v < split.vectors) {
-                    detail::count_vector(vectors[v], every_byte, count);
-                }
-            }
-        }
-    }
-    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    detail::count_leftovers(input, n, split, thread, threads, every_byte, count);
+    detail::count_input_coarsened<kVectorsPerThread>(input, n, every_byte, count);
     __syncthreads();
 
     // The binning, once per byte value per block: letters add 26 of the 256 totals to their
