@@ -167,6 +167,24 @@ double measure_fma_throughput_per_sm(const cudatutorial::DeviceInfo& device, int
 /// dependent load.
 DramLatency measure_dram_latency(std::size_t buffer_bytes, int hops);
 
+/// What one way of copying device memory achieved.
+struct CopyBandwidth {
+    std::string method;            ///< "cudaMemcpyAsync, device to device", "int4 copy kernel ..."
+    std::size_t bytes_copied = 0;  ///< size of the copy; it moves twice that (read + write)
+    double median_ms = 0;          ///< median of the timed runs
+    double gbs = 0;                ///< 2 x bytes copied / median time
+    double percent_of_peak = 0;    ///< of the theoretical DRAM bandwidth
+    bool passed = false;           ///< the destination equalled the source, before and after timing
+    std::string detail;            ///< why the check failed
+};
+
+/// Copies `bytes` of device memory to another buffer with cudaMemcpyAsync and with an int4 copy
+/// kernel, each timed by the common harness (`config`) and checked on the GPU: the bandwidth a
+/// real program gets, to set beside the theoretical figure.
+std::vector<CopyBandwidth> measure_copy_bandwidth(const cudatutorial::DeviceInfo& device,
+                                                  std::size_t bytes,
+                                                  const cudatutorial::BenchmarkConfig& config);
+
 // ---------------------------------------------------------------------------------------------
 // Occupancy
 // ---------------------------------------------------------------------------------------------
@@ -179,19 +197,47 @@ struct KernelResources {
     int max_threads_per_block = 0;          ///< for this kernel (registers can lower it)
 };
 
-/// How many blocks of a shape fit on one SM, by each resource on its own.
-struct OccupancyLimits {
-    int by_warps = 0;          ///< max warps per SM / warps per block
-    int by_blocks = 0;         ///< the device's resident-block limit
-    int by_registers = 0;      ///< registers per SM / (registers per thread x slots per block)
-    int by_shared_memory = 0;  ///< shared memory per SM / (static + reserved per block)
+/// The units in which an SM hands out registers and shared memory. The runtime does not report
+/// them; they are architectural constants, the same ones the CUDA Occupancy Calculator and the
+/// toolkit's own `cuda_occupancy.h` (cudaOccRegAllocationGranularity,
+/// cudaOccSubPartitionsPerMultiprocessor, cudaOccSMemAllocationGranularity) use.
+struct AllocationUnits {
+    int registers_per_warp_unit = 256;  ///< a warp's registers come in multiples of this (cc 3-12)
+    int schedulers_per_sm = 4;  ///< SM sub-partitions, each with its own register file (cc 7-12)
+    int max_registers_per_thread = 255;  ///< what ptxas can assign to one thread
+    int shared_memory_unit = 128;        ///< bytes; 256 on cc 7.x, 128 from cc 8.0 on
 };
 
-/// The per-resource limits from the device's figures. Registers are counted without the
-/// hardware's allocation granularity (so this limit can be slightly optimistic); the runtime's
-/// cudaOccupancyMaxActiveBlocksPerMultiprocessor has the final word.
+/// The allocation units of a GPU of compute capability `cc_major`.x.
+AllocationUnits allocation_units(int cc_major);
+
+/// How many blocks of a shape fit on one SM, by each resource on its own, in the units the
+/// hardware allocates.
+struct OccupancyLimits {
+    int by_warps = 0;   ///< max warps per SM / warps per block
+    int by_blocks = 0;  ///< the device's resident-block limit
+    /// Warps that fit in one scheduler's register file x schedulers, / warps per block; 0 when
+    /// one block does not fit at all.
+    int by_registers = 0;
+    int by_shared_memory = 0;           ///< shared memory per SM / (static + reserved, rounded)
+    int registers_per_warp = 0;         ///< registers x warp size, rounded up to the unit
+    int warps_per_sm_by_registers = 0;  ///< whole warps per scheduler x schedulers
+    /// The smallest of the four: the model's answer, to compare with the runtime's.
+    int modeled_blocks() const;
+};
+
+/// The per-resource limits from the device's figures and the allocation units of its compute
+/// capability. Registers: each warp gets registers x warp size rounded up to 256 (12 registers
+/// per thread cost 16); the SM's register file is split between its 4 schedulers, so only
+/// whole warps per scheduler count; and a block must fit in regsPerBlock with its warps rounded up
+/// to a multiple of 4. cudaOccupancyMaxActiveBlocksPerMultiprocessor must give the same answer.
 OccupancyLimits occupancy_limits(const BlockShape& block, const KernelResources& resources,
                                  const cudatutorial::DeviceInfo& device);
+
+/// The textbook's formula, registers per SM / (registers per thread x threads per block): no
+/// allocation units. Kept only to show how far off it is.
+int blocks_by_registers_without_units(const BlockShape& block, int registers_per_thread,
+                                      const cudatutorial::DeviceInfo& device);
 
 /// The resource(s) whose limit equals `active_blocks` ("warps", "blocks", "registers",
 /// "shared memory", joined with " & "), or a note when none does.
@@ -200,10 +246,11 @@ std::string limiting_resource(const OccupancyLimits& limits, int active_blocks);
 /// Theoretical occupancy of one kernel at one block shape.
 struct Occupancy {
     BlockShape block;
-    bool launchable = false;       ///< false: the shape is over a device or kernel limit
-    std::string why_not;           ///< the limit it breaks, when not launchable
-    int active_blocks_per_sm = 0;  ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor
-    int active_warps_per_sm = 0;   ///< active blocks x warps per block
+    bool launchable = false;        ///< false: the shape is over a device or kernel limit
+    std::string why_not;            ///< the limit it breaks, when not launchable
+    int active_blocks_per_sm = 0;   ///< cudaOccupancyMaxActiveBlocksPerMultiprocessor
+    int modeled_blocks_per_sm = 0;  ///< limits.modeled_blocks(): must equal the runtime's
+    int active_warps_per_sm = 0;    ///< active blocks x warps per block
     int max_warps_per_sm = 0;
     double percent = 0;  ///< 100 x active warps / max warps
     OccupancyLimits limits;
@@ -215,6 +262,14 @@ struct Occupancy {
 /// threads per block, or empty when it is launchable.
 std::string block_shape_problem(const BlockShape& block, const cudatutorial::DeviceInfo& device,
                                 int kernel_max_threads);
+
+/// Registers, shared memory and block limit of any kernel (cudaFuncGetAttributes).
+KernelResources kernel_resources(const void* kernel);
+
+/// Theoretical occupancy of `kernel` for `block` on the current device: the modeled limits and
+/// the runtime's cudaOccupancyMaxActiveBlocksPerMultiprocessor, side by side.
+Occupancy kernel_occupancy(const void* kernel, const BlockShape& block,
+                           const cudatutorial::DeviceInfo& device);
 
 /// Registers, shared memory and block limit of the matrix-sum kernel (cudaFuncGetAttributes).
 KernelResources matrix_sum_resources();

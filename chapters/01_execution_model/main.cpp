@@ -18,7 +18,8 @@ namespace em = execution_model;
 
 namespace {
 
-const std::vector<std::string> kSections = {"query", "warps", "latency", "occupancy", "sweep"};
+const std::vector<std::string> kSections = {"query", "warps",     "latency",
+                                            "copy",  "occupancy", "sweep"};
 
 void print_device_query(const ct::DeviceInfo& info) {
     std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
@@ -106,7 +107,7 @@ std::string thousands(double value) {
     return fixed(value, 0);
 }
 
-void print_latency(const ct::DeviceInfo& info) {
+em::ProbeResults print_latency(const ct::DeviceInfo& info) {
     const em::ProbeResults probe = em::run_latency_probes(info);
     const double max_clock_mhz = info.sm_clock_khz / 1e3;
     const double probe_clock_mhz = probe.dram.sm_clock_mhz();
@@ -193,43 +194,121 @@ void print_latency(const ct::DeviceInfo& info) {
                         "bytes in flight (16-byte loads, several independent loads: ILP).\n"
                       : "Full occupancy with one 4-byte load per thread is enough here; fewer "
                         "warps need more bytes in flight each (16-byte loads, ILP).\n");
+    return probe;
+}
+
+void print_copy(const ct::DeviceInfo& info, const ct::BenchmarkConfig& config,
+                const std::string& timing, const em::ProbeResults* probe) {
+    // 1 GiB per buffer, or less where two of them would crowd the free memory.
+    const std::size_t bytes =
+        std::min<std::size_t>(std::size_t{1} << 30, ct::free_device_memory() / 4) / 16 * 16;
+    const double peak = info.theoretical_bandwidth_gbs();
+    std::cout << "== Copy bandwidth: what a program gets, next to the theoretical "
+              << fixed(peak, 0) << " GB/s ==\n"
+              << "copy of " << ct::format_bytes(static_cast<double>(bytes)) << " (moves "
+              << ct::format_bytes(2.0 * static_cast<double>(bytes))
+              << ": every byte read once and written once), " << timing
+              << "; destination checked on the GPU\n";
+    const auto results = em::measure_copy_bandwidth(info, bytes, config);
+    std::vector<std::vector<std::string>> cells = {
+        {"method", "median ms", "GB/s", "% of theoretical", "check"}};
+    double best = 0;
+    for (const auto& r : results) {
+        cells.push_back({r.method, fixed(r.median_ms, 3), fixed(r.gbs, 0),
+                         fixed(r.percent_of_peak, 1) + "%",
+                         r.passed ? "PASS" : "FAIL " + r.detail});
+        best = r.passed ? std::max(best, r.gbs) : best;
+    }
+    ct::print_aligned(std::cout, cells, {0, 4});
+    if (probe == nullptr || best <= 0) {
+        return;
+    }
+    // Little's law again, with the bandwidth a copy reaches instead of the theoretical one.
+    std::cout << "\nLittle's law with each bandwidth and the latency measured above ("
+              << fixed(probe->dram.ns_per_load, 0)
+              << " ns; a random pointer chase, so it includes TLB misses that streaming loads "
+                 "mostly avoid): warps per SM needed\n";
+    std::vector<std::vector<std::string>> law = {{"bandwidth from", "GB/s", "bytes in flight",
+                                                  "4 B/thread", "8 B/thread", "16 B/thread",
+                                                  "32 B/thread"}};
+    for (const auto& [label, gbs] : {std::pair<std::string, double>{"theoretical", peak},
+                                     std::pair<std::string, double>{"best copy above", best}}) {
+        std::vector<std::string> row = {label, fixed(gbs, 0)};
+        row.push_back(ct::format_bytes(
+            em::memory_parallelism(probe->dram.ns_per_load, gbs, 4.0, info.sm_count, info.warp_size)
+                .bytes_in_flight));
+        for (const double per_thread : {4.0, 8.0, 16.0, 32.0}) {
+            const auto p = em::memory_parallelism(probe->dram.ns_per_load, gbs, per_thread,
+                                                  info.sm_count, info.warp_size);
+            row.push_back(fixed(p.warps_per_sm, 1));
+        }
+        law.push_back(row);
+    }
+    ct::print_aligned(std::cout, law, {0});
+    std::cout << "(an SM holds at most " << info.max_warps_per_sm << " warps)\n";
 }
 
 void print_occupancy(const std::vector<em::BlockShape>& shapes, const ct::DeviceInfo& info) {
     const em::KernelResources r = em::matrix_sum_resources();
-    std::cout << "== Theoretical occupancy of sum_matrix_2d "
-                 "(cudaOccupancyMaxActiveBlocksPerMultiprocessor) ==\n"
+    const em::AllocationUnits units = em::allocation_units(info.cc_major);
+    const em::OccupancyLimits unit_example = em::occupancy_limits({32, 32, 1}, r, info);
+    const int per_scheduler = info.registers_per_sm / units.schedulers_per_sm;
+    std::cout << "== Theoretical occupancy of sum_matrix_2d: modeled, and from "
+                 "cudaOccupancyMaxActiveBlocksPerMultiprocessor ==\n"
               << "kernel: " << r.registers_per_thread << " registers per thread, "
               << r.static_shared_bytes << " B static shared memory (+ " << r.reserved_shared_bytes
               << " B reserved per block)\n"
               << "SM limits: " << info.max_warps_per_sm << " warps, " << info.max_blocks_per_sm
-              << " blocks, " << info.registers_per_sm << " registers, "
-              << ct::format_bytes(static_cast<double>(info.shared_mem_per_sm)) << " shared memory\n"
+              << " blocks, " << info.registers_per_sm << " registers (" << info.registers_per_block
+              << " per block), " << ct::format_bytes(static_cast<double>(info.shared_mem_per_sm))
+              << " shared memory\n"
+              << "registers, in the units the hardware allocates: " << r.registers_per_thread
+              << " x " << info.warp_size << " lanes = " << r.registers_per_thread * info.warp_size
+              << ", rounded up to a multiple of " << units.registers_per_warp_unit << " = "
+              << unit_example.registers_per_warp << " per warp; " << units.schedulers_per_sm
+              << " schedulers with " << per_scheduler << " registers each hold "
+              << per_scheduler / std::max(1, unit_example.registers_per_warp)
+              << " warps each = " << unit_example.warps_per_sm_by_registers
+              << " warps per SM by registers\n"
+              << "(without the units, " << info.registers_per_sm << " / (" << r.registers_per_thread
+              << " x 1024) would allow "
+              << em::blocks_by_registers_without_units({32, 32, 1}, r.registers_per_thread, info)
+              << " blocks of 1024 threads; the hardware allows " << unit_example.by_registers
+              << ")\n"
               << "occupancy = active warps per SM / " << info.max_warps_per_sm
               << "; blocks per SM allowed by each resource on its own, the smallest wins\n\n";
     std::vector<std::vector<std::string>> cells = {
         {"block", "threads", "warps", "by warps", "by blocks", "by registers", "by shared mem",
-         "active blocks", "active warps", "occupancy", "limited by"}};
+         "modeled blocks", "runtime blocks", "active warps", "occupancy", "limited by"}};
     const auto limit_text = [](int v) {
         return v == std::numeric_limits<int>::max() ? std::string("-") : std::to_string(v);
     };
+    int disagreements = 0;
     for (const auto& shape : shapes) {
         const em::Occupancy o = em::matrix_sum_occupancy(shape, info);
         const auto warps = em::warps_per_block(shape, info.warp_size).warps;
         if (!o.launchable) {
             cells.push_back({shape.to_string(), std::to_string(shape.threads()),
-                             std::to_string(warps), "-", "-", "-", "-", "-", "-", "-",
+                             std::to_string(warps), "-", "-", "-", "-", "-", "-", "-", "-",
                              "not launchable: " + o.why_not});
             continue;
         }
+        const bool agree = o.modeled_blocks_per_sm == o.active_blocks_per_sm;
+        disagreements += agree ? 0 : 1;
         cells.push_back({shape.to_string(), std::to_string(shape.threads()), std::to_string(warps),
                          limit_text(o.limits.by_warps), limit_text(o.limits.by_blocks),
                          limit_text(o.limits.by_registers), limit_text(o.limits.by_shared_memory),
+                         std::to_string(o.modeled_blocks_per_sm) + (agree ? "" : " (!)"),
                          std::to_string(o.active_blocks_per_sm),
                          std::to_string(o.active_warps_per_sm), fixed(o.percent, 1) + "%",
                          o.limited_by});
     }
-    ct::print_aligned(std::cout, cells, {0, 10});
+    ct::print_aligned(std::cout, cells, {0, 11});
+    std::cout << "\nmodeled blocks = runtime blocks on every launchable row: "
+              << (disagreements == 0 ? "yes"
+                                     : "NO, " + std::to_string(disagreements) +
+                                           " rows differ (!): the model misses a rule")
+              << "\n";
 }
 
 }  // namespace
@@ -256,7 +335,7 @@ int main(int argc, char** argv) {
         ->delimiter(',');
     std::vector<std::string> sections;
     app.add_option("--section", sections,
-                   "run only these sections: query, warps, latency, occupancy, sweep "
+                   "run only these sections: query, warps, latency, copy, occupancy, sweep "
                    "(default: all)")
         ->delimiter(',')
         ->check(CLI::IsMember(kSections));
@@ -315,8 +394,14 @@ int main(int argc, char** argv) {
             print_warps(block, &info);
             std::cout << "\n";
         }
+        em::ProbeResults probe;
         if (wanted("latency")) {
-            print_latency(info);
+            probe = print_latency(info);
+            std::cout << "\n";
+        }
+        if (wanted("copy")) {
+            print_copy(info, common.benchmark_config(), common.timing_description(),
+                       wanted("latency") ? &probe : nullptr);
             std::cout << "\n";
         }
         if (wanted("occupancy")) {

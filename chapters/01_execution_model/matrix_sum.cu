@@ -44,9 +44,9 @@ void sum_matrix_2d(const float* a, const float* b, float* c, int nx, int ny,
     CT_CHECK_LAUNCH();
 }
 
-KernelResources matrix_sum_resources() {
+KernelResources kernel_resources(const void* kernel) {
     cudaFuncAttributes attributes{};
-    CT_CHECK(cudaFuncGetAttributes(&attributes, sum_matrix_2d_kernel));
+    CT_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     int device = 0;
     CT_CHECK(cudaGetDevice(&device));
     int reserved = 0;
@@ -64,10 +64,11 @@ KernelResources matrix_sum_resources() {
     return resources;
 }
 
-Occupancy matrix_sum_occupancy(const BlockShape& block, const ct::DeviceInfo& device) {
+Occupancy kernel_occupancy(const void* kernel, const BlockShape& block,
+                           const ct::DeviceInfo& device) {
     Occupancy occupancy;
     occupancy.block = block;
-    occupancy.resources = matrix_sum_resources();
+    occupancy.resources = kernel_resources(kernel);
     occupancy.max_warps_per_sm = device.max_warps_per_sm;
     occupancy.why_not =
         block_shape_problem(block, device, occupancy.resources.max_threads_per_block);
@@ -76,9 +77,10 @@ Occupancy matrix_sum_occupancy(const BlockShape& block, const ct::DeviceInfo& de
         return occupancy;  // not launchable: no occupancy to speak of
     }
     occupancy.launchable = true;
-    // The runtime's answer: it knows the allocation granularities we do not model.
-    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy.active_blocks_per_sm,
-                                                           sum_matrix_2d_kernel,
+    occupancy.modeled_blocks_per_sm = occupancy.limits.modeled_blocks();
+    // The runtime's answer, computed independently of our model: the two must agree (the GPU
+    // test checks every shape), or the model is missing a rule of the hardware.
+    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy.active_blocks_per_sm, kernel,
                                                            static_cast<int>(block.threads()), 0));
     occupancy.active_warps_per_sm = static_cast<int>(
         occupancy.active_blocks_per_sm * warps_per_block(block, device.warp_size).warps);
@@ -87,6 +89,14 @@ Occupancy matrix_sum_occupancy(const BlockShape& block, const ct::DeviceInfo& de
                             : 0.0;
     occupancy.limited_by = limiting_resource(occupancy.limits, occupancy.active_blocks_per_sm);
     return occupancy;
+}
+
+KernelResources matrix_sum_resources() {
+    return kernel_resources(reinterpret_cast<const void*>(sum_matrix_2d_kernel));
+}
+
+Occupancy matrix_sum_occupancy(const BlockShape& block, const ct::DeviceInfo& device) {
+    return kernel_occupancy(reinterpret_cast<const void*>(sum_matrix_2d_kernel), block, device);
 }
 
 }  // namespace execution_model

@@ -1,5 +1,6 @@
 // Which resource limits how many blocks fit on an SM: the arithmetic behind the occupancy API,
-// CPU only (the matrix-sum kernel's own figures come from matrix_sum.cu).
+// in the units the hardware allocates, CPU only (the kernels' own figures and the runtime's
+// answer come from matrix_sum.cu).
 #include <algorithm>
 #include <limits>
 
@@ -12,26 +13,72 @@ namespace ct = cudatutorial;
 
 namespace {
 constexpr int kUnlimited = std::numeric_limits<int>::max();
+
+constexpr long long round_up(long long value, long long unit) {
+    return unit > 0 ? (value + unit - 1) / unit * unit : value;
+}
 }  // namespace
+
+AllocationUnits allocation_units(int cc_major) {
+    // The runtime reports none of these. Source: the CUDA Occupancy Calculator and the toolkit's
+    // cuda_occupancy.h, which hold them per compute capability; the values below are theirs for
+    // cc 7.x to 12.x (registers: 256 per warp from cc 3.x on).
+    AllocationUnits units;
+    units.shared_memory_unit = cc_major >= 8 ? 128 : 256;
+    return units;
+}
+
+int OccupancyLimits::modeled_blocks() const {
+    return std::min({by_warps, by_blocks, by_registers, by_shared_memory});
+}
 
 OccupancyLimits occupancy_limits(const BlockShape& block, const KernelResources& resources,
                                  const ct::DeviceInfo& device) {
+    const AllocationUnits units = allocation_units(device.cc_major);
     const WarpCount warps = warps_per_block(block, device.warp_size);
     OccupancyLimits limits;
     limits.by_warps = warps.warps > 0 ? static_cast<int>(device.max_warps_per_sm / warps.warps) : 0;
     limits.by_blocks = device.max_blocks_per_sm;
-    // Registers are allocated per warp, for all 32 lanes: idle lanes of the last warp cost too.
-    const long long registers_per_block =
-        static_cast<long long>(resources.registers_per_thread) * warps.slots;
-    limits.by_registers = registers_per_block > 0
-                              ? static_cast<int>(device.registers_per_sm / registers_per_block)
-                              : kUnlimited;
-    const std::size_t shared_per_block =
-        resources.static_shared_bytes + resources.reserved_shared_bytes;
+
+    if (resources.registers_per_thread <= 0) {
+        limits.by_registers = kUnlimited;
+    } else {
+        // A warp's registers are allocated for all its lanes (idle lanes of a partial warp too),
+        // in whole units: 12 registers x 32 lanes = 384 become 512.
+        const long long per_warp =
+            round_up(static_cast<long long>(resources.registers_per_thread) * device.warp_size,
+                     units.registers_per_warp_unit);
+        limits.registers_per_warp = static_cast<int>(per_warp);
+        // Each scheduler (SM sub-partition) has its own quarter of the register file and holds
+        // whole warps: what does not divide evenly is lost four times over.
+        const long long per_scheduler = device.registers_per_sm / units.schedulers_per_sm;
+        limits.warps_per_sm_by_registers =
+            static_cast<int>(per_scheduler / per_warp) * units.schedulers_per_sm;
+        // The launch check assumes a block's warps are spread over all schedulers, so it rounds
+        // them up to a multiple of 4 against the per-block register limit.
+        const long long assumed_per_block =
+            per_warp * round_up(warps.warps, units.schedulers_per_sm);
+        const bool block_fits = resources.registers_per_thread <= units.max_registers_per_thread &&
+                                assumed_per_block <= device.registers_per_block &&
+                                per_warp * warps.warps <= device.registers_per_block;
+        limits.by_registers = block_fits && warps.warps > 0
+                                  ? static_cast<int>(limits.warps_per_sm_by_registers / warps.warps)
+                                  : 0;
+    }
+
+    const std::size_t shared_per_block = static_cast<std::size_t>(round_up(
+        static_cast<long long>(resources.static_shared_bytes + resources.reserved_shared_bytes),
+        units.shared_memory_unit));
     limits.by_shared_memory = shared_per_block > 0
                                   ? static_cast<int>(device.shared_mem_per_sm / shared_per_block)
                                   : kUnlimited;
     return limits;
+}
+
+int blocks_by_registers_without_units(const BlockShape& block, int registers_per_thread,
+                                      const ct::DeviceInfo& device) {
+    const long long per_block = static_cast<long long>(registers_per_thread) * block.threads();
+    return per_block > 0 ? static_cast<int>(device.registers_per_sm / per_block) : kUnlimited;
 }
 
 std::string limiting_resource(const OccupancyLimits& limits, int active_blocks) {
@@ -46,11 +93,7 @@ std::string limiting_resource(const OccupancyLimits& limits, int active_blocks) 
     add(limits.by_registers, "registers");
     add(limits.by_shared_memory, "shared memory");
     if (names.empty()) {
-        const int simple_min = std::min(
-            {limits.by_warps, limits.by_blocks, limits.by_registers, limits.by_shared_memory});
-        names = active_blocks < simple_min
-                    ? "registers or shared memory (allocation granularity)"
-                    : "unknown (the runtime allows more than the simple limits)";
+        names = "none: the model disagrees with the runtime";
     }
     return names;
 }

@@ -173,7 +173,9 @@ ct::DeviceInfo hopper_like_device() {
     d.max_threads_per_sm = 2048;
     d.max_warps_per_sm = 64;
     d.max_blocks_per_sm = 32;
+    d.cc_major = 9;
     d.registers_per_sm = 65536;
+    d.registers_per_block = 65536;
     d.shared_mem_per_sm = 233472;
     return d;
 }
@@ -185,32 +187,91 @@ TEST(ExecutionModelOccupancy, LimitsPerResourceByHand) {
     em::KernelResources r;
     r.registers_per_thread = 16;
     r.reserved_shared_bytes = 1024;
-    // 32 x 32: 32 warps -> 64 / 32 = 2 blocks by warps; 65536 / (16 x 1024) = 4 by registers.
+    // 32 x 32: 32 warps -> 64 / 32 = 2 blocks by warps; 16 x 32 = 512 registers per warp (already
+    // a multiple of 256), 16384 per scheduler hold 32 warps, 128 per SM -> 4 blocks.
     auto limits = em::occupancy_limits({32, 32, 1}, r, d);
     EXPECT_EQ(limits.by_warps, 2);
     EXPECT_EQ(limits.by_blocks, 32);
     EXPECT_EQ(limits.by_registers, 4);
     EXPECT_EQ(limits.by_shared_memory, 228);
+    EXPECT_EQ(limits.modeled_blocks(), 2);
     EXPECT_EQ(em::limiting_resource(limits, 2), "warps");
-    // 40 x 2: 3 warps -> 21 blocks by warps (63 warps); registers 65536 / (16 x 96) = 42.
+    // 40 x 2: 3 warps -> 21 blocks by warps (63 warps); registers 128 warps / 3 = 42.
     limits = em::occupancy_limits({40, 2, 1}, r, d);
     EXPECT_EQ(limits.by_warps, 21);
     EXPECT_EQ(limits.by_registers, 42);
     // 32 threads: 1 warp -> 64 by warps, but 32 blocks at most: blocks limit, 50% occupancy.
     limits = em::occupancy_limits({32, 1, 1}, r, d);
     EXPECT_EQ(limits.by_warps, 64);
+    EXPECT_EQ(limits.modeled_blocks(), 32);
     EXPECT_EQ(em::limiting_resource(limits, 32), "blocks");
-    // 128 registers per thread at 256 threads: 65536 / (128 x 256) = 2 blocks, registers limit.
+    // 128 registers per thread at 256 threads: 4096 per warp, 4 warps per scheduler, 16 per SM,
+    // 2 blocks of 8 warps: the registers limit (Exercise 4).
     r.registers_per_thread = 128;
     limits = em::occupancy_limits({256, 1, 1}, r, d);
     EXPECT_EQ(limits.by_registers, 2);
     EXPECT_EQ(em::limiting_resource(limits, 2), "registers");
-    // A runtime answer below every simple limit points at allocation granularity.
-    EXPECT_NE(em::limiting_resource(limits, 1).find("granularity"), std::string::npos);
+    // A runtime answer that no limit gives means the model is missing a rule.
+    EXPECT_NE(em::limiting_resource(limits, 1).find("disagrees"), std::string::npos);
     // No shared memory and no registers: those resources do not limit.
     limits = em::occupancy_limits({256, 1, 1}, em::KernelResources{}, d);
     EXPECT_EQ(limits.by_registers, std::numeric_limits<int>::max());
     EXPECT_EQ(limits.by_shared_memory, std::numeric_limits<int>::max());
+}
+
+// The allocation units: where the textbook's registers / (registers x threads) is wrong.
+TEST(ExecutionModelOccupancy, RegistersInTheUnitsTheHardwareAllocates) {
+    const ct::DeviceInfo d = hopper_like_device();
+    em::KernelResources r;
+    r.reserved_shared_bytes = 1024;
+    // The matrix sum: 12 registers x 32 lanes = 384 -> 512 per warp; 16384 / 512 = 32 warps per
+    // scheduler, 128 per SM: 4 / 8 / 16 / 32 blocks of 1024 / 512 / 256 / 128 threads, what ncu
+    // reports. The formula without units says 5 / 10 / 21 / 42.
+    r.registers_per_thread = 12;
+    const int threads[] = {1024, 512, 256, 128};
+    const int expected[] = {4, 8, 16, 32};
+    const int without_units[] = {5, 10, 21, 42};
+    for (int i = 0; i < 4; ++i) {
+        const em::BlockShape block{threads[i], 1, 1};
+        const auto limits = em::occupancy_limits(block, r, d);
+        EXPECT_EQ(limits.registers_per_warp, 512);
+        EXPECT_EQ(limits.warps_per_sm_by_registers, 128);
+        EXPECT_EQ(limits.by_registers, expected[i]) << threads[i];
+        EXPECT_EQ(em::blocks_by_registers_without_units(block, 12, d), without_units[i]);
+    }
+    // 33 registers: 1056 -> 1280 per warp; 16384 / 1280 = 12.8 -> 12 whole warps per scheduler,
+    // 48 per SM: 6 blocks of 256 threads (without units: 65536 / 8448 = 7).
+    r.registers_per_thread = 33;
+    auto limits = em::occupancy_limits({256, 1, 1}, r, d);
+    EXPECT_EQ(limits.registers_per_warp, 1280);
+    EXPECT_EQ(limits.warps_per_sm_by_registers, 48);
+    EXPECT_EQ(limits.by_registers, 6);
+    EXPECT_EQ(em::blocks_by_registers_without_units({256, 1, 1}, 33, d), 7);
+    // 200 registers, one-warp blocks: 6400 per warp; a scheduler holds 2 (16384 / 6400 = 2.56),
+    // so 8 warps per SM = 8 blocks, where 65536 / 6400 would say 10.
+    r.registers_per_thread = 200;
+    limits = em::occupancy_limits({32, 1, 1}, r, d);
+    EXPECT_EQ(limits.by_registers, 8);
+    EXPECT_EQ(em::blocks_by_registers_without_units({32, 1, 1}, 200, d), 10);
+    // 255 registers (8160 -> 8192 per warp) at 1024 threads: 32 x 8192 = 262144 > 65536 per
+    // block: the block does not fit at all.
+    r.registers_per_thread = 255;
+    EXPECT_EQ(em::occupancy_limits({1024, 1, 1}, r, d).by_registers, 0);
+    // 64 registers at 96 threads (3 warps): the launch check counts 4 warps x 2048 = 8192, fine.
+    // With regsPerBlock 8192 it still fits; at 6144 it would not (4 x 2048 > 6144 >= 3 x 2048).
+    r.registers_per_thread = 64;
+    ct::DeviceInfo small = d;
+    small.registers_per_block = 6144;
+    EXPECT_EQ(em::occupancy_limits({96, 1, 1}, r, small).by_registers, 0);
+    small.registers_per_block = 8192;
+    EXPECT_GT(em::occupancy_limits({96, 1, 1}, r, small).by_registers, 0);
+    // Shared memory is allocated in 128-byte units from cc 8.0 on (256 on cc 7.x).
+    r.registers_per_thread = 0;
+    r.static_shared_bytes = 100;
+    EXPECT_EQ(em::occupancy_limits({32, 1, 1}, r, d).by_shared_memory, 233472 / 1152);
+    ct::DeviceInfo volta = d;
+    volta.cc_major = 7;
+    EXPECT_EQ(em::occupancy_limits({32, 1, 1}, r, volta).by_shared_memory, 233472 / 1280);
 }
 
 TEST(ExecutionModelOccupancy, NamesTheBrokenLimit) {

@@ -1,9 +1,11 @@
 // GPU tests of chapter 1: the matrix sum at awkward sizes, the sweep's rejected-launch row,
-// occupancy within the device's limits, the warp layout, and sane latency probes.
+// occupancy within the device's limits and equal to the modeled one, the warp layout, sane
+// latency probes and a checked copy-bandwidth probe.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
 #include <limits>
 
 #include "cudatutorial/check.hpp"
@@ -12,6 +14,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "execution_model.hpp"
 #include "gpu_test.hpp"
+#include "register_pressure_kernels.hpp"
 
 namespace em = execution_model;
 namespace ct = cudatutorial;
@@ -179,12 +182,71 @@ TEST(ExecutionModelGpu, OccupancyStaysWithinTheDeviceLimits) {
         EXPECT_LE(o.active_blocks_per_sm * shape.threads(), info.max_threads_per_sm);
         EXPECT_GT(o.percent, 0.0);
         EXPECT_LE(o.percent, 100.0);
-        // The runtime never allows more than any simple per-resource limit.
+        // The runtime never allows more than any per-resource limit, and the model's smallest
+        // limit is exactly the runtime's answer.
         EXPECT_LE(o.active_blocks_per_sm, o.limits.by_warps);
         EXPECT_LE(o.active_blocks_per_sm, o.limits.by_blocks);
         EXPECT_LE(o.active_blocks_per_sm, o.limits.by_registers);
         EXPECT_LE(o.active_blocks_per_sm, o.limits.by_shared_memory);
-        EXPECT_EQ(o.limited_by.find("unknown"), std::string::npos) << o.limited_by;
+        EXPECT_EQ(o.modeled_blocks_per_sm, o.active_blocks_per_sm);
+        EXPECT_EQ(o.limited_by.find("disagrees"), std::string::npos) << o.limited_by;
+    }
+}
+
+// The allocation-unit model (registers per warp rounded to 256, whole warps per scheduler, the
+// per-block check) against cudaOccupancyMaxActiveBlocksPerMultiprocessor, for the matrix sum and
+// for kernels of other register counts, at every block size from 32 to the kernel's limit.
+TEST(ExecutionModelGpu, ModeledOccupancyEqualsTheRuntimeForEveryRow) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    std::vector<const void*> kernels = register_pressure_kernels();
+    std::vector<int> registers_seen = {em::matrix_sum_resources().registers_per_thread};
+    for (const em::BlockShape& shape : em::textbook_block_shapes()) {
+        const em::Occupancy o = em::matrix_sum_occupancy(shape, info);
+        if (o.launchable) {
+            EXPECT_EQ(o.modeled_blocks_per_sm, o.active_blocks_per_sm) << shape.to_string();
+        }
+    }
+    for (const void* kernel : kernels) {
+        const em::KernelResources r = em::kernel_resources(kernel);
+        registers_seen.push_back(r.registers_per_thread);
+        for (int threads = 1; threads <= r.max_threads_per_block;
+             threads += (threads < 64 ? 1 : 32)) {
+            const em::Occupancy o = em::kernel_occupancy(kernel, {threads, 1, 1}, info);
+            ASSERT_TRUE(o.launchable) << o.why_not;
+            EXPECT_EQ(o.modeled_blocks_per_sm, o.active_blocks_per_sm)
+                << r.registers_per_thread << " registers, " << threads << " threads: registers "
+                << o.limits.by_registers << ", warps " << o.limits.by_warps;
+        }
+    }
+    // The kernels must really span a range of register counts, or the test proves little.
+    const auto [fewest, most] = std::minmax_element(registers_seen.begin(), registers_seen.end());
+    EXPECT_LE(*fewest, 24);
+    EXPECT_GE(*most, 64);
+    std::string seen;
+    for (int r : registers_seen) {
+        seen += std::to_string(r) + " ";
+    }
+    RecordProperty("registers_per_thread_seen", seen);
+    std::cout << "register counts checked: " << seen << "\n";
+}
+
+TEST(ExecutionModelGpu, CopyBandwidthProbeCopiesEveryByte) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo info = ct::select_device(0);
+    ct::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = 3;
+    // Not a multiple of the grid's stride: the tail of the grid-stride loop is exercised too.
+    const auto results = em::measure_copy_bandwidth(info, (std::size_t{3} << 20) + 48, config);
+    ASSERT_EQ(results.size(), 2u);
+    for (const auto& r : results) {
+        SCOPED_TRACE(r.method);
+        EXPECT_TRUE(r.passed) << r.detail;
+        EXPECT_EQ(r.bytes_copied, (std::size_t{3} << 20) + 48);
+        // 3 MiB fit in L2, so no bound on the rate: only that it was measured.
+        EXPECT_GT(r.gbs, 0.0);
+        EXPECT_GT(r.median_ms, 0.0);
     }
 }
 
