@@ -13,12 +13,22 @@ cases="$here/bench_cases.txt"
 # Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  commit=$(git rev-parse --short HEAD)
-  dirty=$([ -n "$(git status --porcelain)" ] && echo " + uncommitted changes" || echo "")
+# The commit of *this* project: git asked from the project's root, and only if that root is the
+# top of its own checkout. A copy of the tree placed inside some other checkout (as on a lent GPU
+# machine) would otherwise report that other repository's commit, or an empty one. CT_COMMIT
+# overrides (say, the commit the copy was made from); otherwise "unknown".
+project=$(cd "$here/.." && pwd -P)
+dirty=""
+if [ -n "${CT_COMMIT:-}" ]; then
+  commit="$CT_COMMIT (from CT_COMMIT)"
+elif top=$(git -C "$project" rev-parse --show-toplevel 2>/dev/null) &&
+     [ "$(cd "$top" && pwd -P)" = "$project" ] &&
+     head=$(git -C "$project" rev-parse --short HEAD 2>/dev/null) && [ -n "$head" ]; then
+  commit=$head
+  dirty=$([ -n "$(git -C "$project" status --porcelain 2>/dev/null)" ] &&
+          echo " + uncommitted changes" || echo "")
 else
-  commit="unknown (not a git checkout)"
-  dirty=""
+  commit="unknown"
 fi
 date=$(date -Iseconds)
 

@@ -34,6 +34,15 @@ metrics=(
   dram__throughput.avg.pct_of_peak_sustained_elapsed             # dram_utilization
   gpu__time_duration.sum                                         # kernel time
 )
+# Chapter 1 also asks how well the resident warps hide latency: a scheduler (4 per SM) can issue
+# only when one of its warps is eligible (not stalled).
+if [ "$chapter" = execution_model ]; then
+  metrics+=(
+    smsp__warps_active.avg.per_cycle_active                      # resident warps per scheduler
+    smsp__warps_eligible.avg.per_cycle_active                    # eligible warps per scheduler
+    smsp__issue_active.avg.pct_of_peak_sustained_active          # cycles with an instruction issued
+  )
+fi
 list=$(printf '%s,' "${metrics[@]}"); list=${list%,}
 ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 [ -x "$ncu_bin" ] || { echo "ncu (Nsight Compute) not found"; exit 3; }
