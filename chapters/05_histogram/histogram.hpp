@@ -192,11 +192,16 @@ struct AtomicLatency {
     double scattered_cycles = 0;      ///< the same in SM clock cycles
     std::size_t scattered_bytes = 0;  ///< size of that buffer
     int iterations = 0;               ///< dependent atomics per measurement
+    double shared_atomic_ns = 0;      ///< one shared-memory counter (the SM's own ATOMS)
+    double shared_atomic_cycles = 0;  ///< the same in SM clock cycles
+    double shared_load_ns = 0;        ///< a chain of plain shared loads, for comparison
+    double shared_load_cycles = 0;    ///< the same in SM clock cycles
 };
 
 /// Runs one thread issuing `iterations` atomicAdds, each depending on the previous one's result,
 /// so that nothing overlaps: the time per atomic is its latency (the seed's model of atomic
-/// throughput). Uses the current device.
+/// throughput); then the same chain on a shared-memory counter (16 times as long), and a chain of
+/// plain shared loads as the baseline of a shared access. Uses the current device.
 AtomicLatency measure_atomic_latency(int iterations = 4096);
 
 }  // namespace histogram

@@ -134,6 +134,12 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
                   ct::format_bytes(static_cast<double>(latency.scattered_bytes)).c_str(),
                   latency.scattered_ns, latency.scattered_cycles);
     out << line;
+    std::snprintf(line, sizeof line,
+                  "  shared-memory counter (ATOMS):     %7.1f ns = %6.0f SM cycles\n"
+                  "  plain shared loads, same chain:    %7.1f ns = %6.0f SM cycles\n",
+                  latency.shared_atomic_ns, latency.shared_atomic_cycles, latency.shared_load_ns,
+                  latency.shared_load_cycles);
+    out << line;
     out << "The seed's model: an address completes one atomic per latency, so\n";
     for (const auto& [what, ns] : {std::pair<const char*, double>{"L2", latency.same_address_ns},
                                    {"DRAM", latency.scattered_ns}}) {

@@ -340,3 +340,66 @@ TEST(ReductionTuning, DISABLED_VectorizedSweep) {
         }
     }
 }
+
+// Is the L2::256B hint's gain real? The tuning sweep saw about 0.5% between the plain and the
+// hinted load, inside the spread of CUB's own times across processes. Here the two variants of
+// stage 10's first pass (4 int4 loads in flight, block tiles, block 256, full occupancy) run in
+// alternating rounds in one process, so that clock and thermal drift hit both alike. Not a
+// test: run explicitly with
+//   reduction_gpu_test --gtest_filter='ReductionTuning.DISABLED_L2Hint*'
+//   --gtest_also_run_disabled_tests
+// Output: per size, the median of each round for both flavours, then the medians over rounds.
+TEST(ReductionTuning, DISABLED_L2HintRepeats) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo device = ct::select_device(0);
+    const std::size_t max_n = std::size_t{1} << 28;
+    const std::vector<int> host = reduction::make_input(Pattern::kRandom, max_n, 1);
+    const ct::DeviceBuffer<int> d_in(host);
+    ct::DeviceBuffer<int> partials(64 * 1024);
+    ct::BenchmarkConfig config;
+    config.warmup = 5;
+    config.repetitions = 50;
+    constexpr int kLoads = 4;
+    constexpr int kLayout = 1;  // block tiles
+    constexpr int kBlock = 256;
+    constexpr int kRounds = 10;
+    const char* names[] = {"plain", "-", "L2::256B"};
+    for (std::size_t n : {std::size_t{1} << 25, max_n}) {
+        std::vector<double> medians[3];
+        for (int round = 0; round < kRounds; ++round) {
+            for (int policy : {0, 2}) {
+                const int per_sm = reduction::detail::vectorized_variant_blocks_per_sm(
+                    kBlock, kLoads, policy, kLayout);
+                const auto grid = static_cast<unsigned int>(std::min<std::size_t>(
+                    static_cast<std::size_t>(device.sm_count) * per_sm,
+                    reduction::config::blocks_to_cover(n, kBlock, 4 * kLoads)));
+                reduction::detail::KernelArgs pass1{d_in.data(), partials.data(), n,
+                                                    grid,        kBlock,          nullptr};
+                const ct::Stats s = ct::time_repeated(
+                    [&](cudaStream_t st) {
+                        pass1.stream = st;
+                        reduction::detail::launch_vectorized_variant(pass1, kLoads, policy,
+                                                                     kLayout);
+                    },
+                    config);
+                medians[policy].push_back(s.median_ms);
+            }
+        }
+        for (int policy : {0, 2}) {
+            std::printf("n=%zu %-9s rounds:", n, names[policy]);
+            for (double m : medians[policy]) {
+                std::printf(" %.4f", m);
+            }
+            std::vector<double> sorted = medians[policy];
+            std::sort(sorted.begin(), sorted.end());
+            std::printf("  | median %.4f min %.4f max %.4f ms\n", sorted[kRounds / 2],
+                        sorted.front(), sorted.back());
+        }
+        int hinted_faster = 0;
+        for (int round = 0; round < kRounds; ++round) {
+            hinted_faster += medians[2][round] < medians[0][round];
+        }
+        std::printf("n=%zu L2::256B faster than plain in %d of %d rounds\n", n, hinted_faster,
+                    kRounds);
+    }
+}

@@ -181,6 +181,12 @@ TEST(HistogramGpu, AtomicLatencyProbeGivesPlausibleFigures) {
     EXPECT_GT(latency.scattered_ns, 1.0);
     EXPECT_GT(latency.same_address_cycles, 1.0);
     EXPECT_GT(latency.scattered_bytes, 0u);
+    EXPECT_GT(latency.shared_atomic_cycles, 1.0);
+    EXPECT_GT(latency.shared_load_cycles, 1.0);
+    EXPECT_GT(latency.shared_atomic_ns, 0.0);
+    if (!sanitizing()) {  // a shared atomic never leaves the SM: cheaper than the L2 round trip
+        EXPECT_LT(latency.shared_atomic_cycles, latency.same_address_cycles);
+    }
 }
 
 // The labelled race. compare_histograms computes counts_lost itself, so comparing it with the

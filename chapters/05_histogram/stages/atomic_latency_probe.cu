@@ -46,6 +46,32 @@ __global__ void scattered_chain(unsigned int* buffer, std::size_t slots, int ite
     *sink = old;
 }
 
+// The same dependent chain on a shared-memory counter: the atomic is done by the SM's own
+// shared-memory unit (ATOMS), without leaving the SM. The textbook and the seed call that "a few
+// cycles"; this measures it. With `loads_only`, a chain of plain shared loads through the same
+// index arithmetic: what a shared access costs without the read-modify-write, and how much of
+// the chain is the loop and the index select rather than the memory operation.
+__global__ void shared_chain(int iterations, bool loads_only, long long* cycles,
+                             unsigned int* sink) {
+    __shared__ unsigned int counters[2];
+    counters[0] = 0;
+    counters[1] = 0;
+    volatile unsigned int* const loads = counters;  // volatile: every load is really issued
+    unsigned int old = 0;
+    const long long start = clock64();
+    if (loads_only) {
+        for (int i = 0; i < iterations; ++i) {
+            old = loads[old == 0xFFFFFFFFu ? 1 : 0];
+        }
+    } else {
+        for (int i = 0; i < iterations; ++i) {
+            old = atomicAdd(&counters[old == 0xFFFFFFFFu ? 1 : 0], 1u);
+        }
+    }
+    *cycles = clock64() - start;
+    *sink = old;
+}
+
 }  // namespace
 
 AtomicLatency measure_atomic_latency(int iterations) {
@@ -94,6 +120,24 @@ AtomicLatency measure_atomic_latency(int iterations) {
             CT_CHECK_LAUNCH();
         },
         result.scattered_ns, result.scattered_cycles);
+    // A shared atomic takes tens of cycles, not hundreds: 16 times the chain keeps the launch
+    // overhead out of the event-timed ns (the cycle counts come from clock64 anyway).
+    constexpr int kSharedFactor = 16;
+    for (const bool loads_only : {false, true}) {
+        double ns = 0;
+        double cycles_per = 0;
+        time_one(
+            [&](int count) {
+                shared_chain<<<1, 1>>>(kSharedFactor * count, loads_only, cycles.data(),
+                                       sink.data());
+                CT_CHECK_LAUNCH();
+            },
+            ns, cycles_per);
+        // time_one divides by `iterations`; the chain was kSharedFactor times longer.
+        (loads_only ? result.shared_load_ns : result.shared_atomic_ns) = ns / kSharedFactor;
+        (loads_only ? result.shared_load_cycles : result.shared_atomic_cycles) =
+            cycles_per / kSharedFactor;
+    }
     return result;
 }
 
