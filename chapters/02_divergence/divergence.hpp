@@ -127,6 +127,9 @@ struct PathRecord {
     std::vector<std::uint32_t> else_lanes;
     std::vector<std::uint32_t> if_passes;
     std::vector<std::uint32_t> else_passes;
+    /// Groups of lanes that executed the first statement after the if/else separately: 1 when
+    /// the warp reconverged at the join (which the compiler arranges, the model does not promise).
+    std::vector<std::uint32_t> join_passes;
     std::vector<float> c;  ///< the kernel's ordinary output, to be checked like the others
 };
 
@@ -147,6 +150,7 @@ struct PathSummary {
     long long warps_on_both_paths = 0;  ///< warps whose lanes split between the paths
     long long passes = 0;               ///< path executions, over all warps
     double lanes_per_pass = 0;          ///< active lanes per path execution, on average
+    long long join_passes = 0;          ///< groups arriving at the join, over all warps
 };
 PathSummary summarize(const PathRecord& record);
 

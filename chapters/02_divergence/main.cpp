@@ -41,10 +41,11 @@ PathsResult print_paths(int n, int block) {
               << "Instrumented copies of the branch kernels; inside each path the lowest active "
                  "lane ORs __activemask() into its warp's slot.\n"
               << "lanes: mask of lanes (count) that ran the path; passes: separate executions of "
-                 "a path, summed over both paths.\n\n";
+                 "a path, summed over both paths; join: groups of lanes that reached the "
+                 "statement after the if/else separately (1.00 = the warp reconverged there).\n\n";
     std::vector<std::vector<std::string>> cells = {
         {"kernel", "branch", "warps", "warps on both paths", "lanes/pass", "passes/warp",
-         "warp 0: if | else", "warp 1: if | else", "check"}};
+         "join passes/warp", "warp 0: if | else", "warp 1: if | else", "check"}};
     std::vector<std::string> failures;
     for (const dv::Recorded which : dv::kAllRecorded) {
         const dv::PathRecord record = dv::record_paths(which, n, block);
@@ -66,6 +67,10 @@ PathsResult print_paths(int n, int block) {
                  ? ct::format_fixed(
                        static_cast<double>(summary.passes) / static_cast<double>(summary.warps), 2)
                  : "-",
+             summary.warps ? ct::format_fixed(static_cast<double>(summary.join_passes) /
+                                                  static_cast<double>(summary.warps),
+                                              2)
+                           : "-",
              warp_text(0), warp_text(1), check.passed ? "PASS" : "FAIL"});
         if (!check.passed) {
             result.all_verified = false;

@@ -8,7 +8,14 @@
 //    does not depend on how the hardware schedules divergent lanes);
 //  - if_passes / else_passes: how many separate groups executed the path (1 when the lanes that
 //    took it ran it together; more if the scheduler split them).
-// A warp with lanes on both paths is a divergent warp: SIMT hardware issues both paths for it.
+//  - join_passes: how many separate groups executed the first statement after the if/else.
+// A warp with lanes on both paths is a divergent warp: it issues both paths, one group of lanes
+// at a time. Since Volta each thread has its own program counter (independent thread
+// scheduling): the hardware may interleave the two groups, and nothing in the programming model
+// makes them run the join together again. What does is the compiler: it brackets the branch with
+// a convergence barrier (BSSY before it, BSYNC at the join, in the SASS), and join_passes shows
+// whether the groups met there. __activemask() only reports who happens to execute together at
+// that instruction; it does not wait for anyone (__syncwarp() does).
 // The instrumentation changes the code (a short branch that the plain kernel turns into a select
 // must now really execute an instruction in each path), so this shows which lanes *want* which
 // path - the divergence the source code asks for - not how the compiled plain kernel runs it.
@@ -33,6 +40,7 @@ struct PathSlots {
     std::uint32_t* else_lanes;
     std::uint32_t* if_passes;
     std::uint32_t* else_passes;
+    std::uint32_t* join_passes;
 };
 
 __device__ unsigned int lane_id() {
@@ -88,6 +96,12 @@ __global__ void record_paths_kernel(float* c, int n, PathSlots slots) {
             ib = kElseValue;
         }
     }
+    // The join: one count per group of lanes that arrives here together (1 if the warp
+    // reconverged after the branch, 2 if its two groups got here separately).
+    const unsigned int joined = __activemask();
+    if (lane_id() == static_cast<unsigned int>(__ffs(joined) - 1)) {
+        atomicAdd(&slots.join_passes[warp], 1u);
+    }
     c[tid] = ia + ib;
 }
 
@@ -111,12 +125,13 @@ PathRecord record_paths(Recorded which, int n, int block) {
     const std::size_t warps = (static_cast<std::size_t>(n) + warp_size - 1) / warp_size;
     ct::DeviceBuffer<float> c(static_cast<std::size_t>(n));
     ct::DeviceBuffer<std::uint32_t> if_lanes(warps), else_lanes(warps), if_passes(warps),
-        else_passes(warps);
+        else_passes(warps), join_passes(warps);
     c.fill_bytes(0xff);
-    for (auto* buffer : {&if_lanes, &else_lanes, &if_passes, &else_passes}) {
+    for (auto* buffer : {&if_lanes, &else_lanes, &if_passes, &else_passes, &join_passes}) {
         buffer->fill_bytes(0);  // the kernel ORs and adds into these
     }
-    const PathSlots slots{if_lanes.data(), else_lanes.data(), if_passes.data(), else_passes.data()};
+    const PathSlots slots{if_lanes.data(), else_lanes.data(), if_passes.data(), else_passes.data(),
+                          join_passes.data()};
     switch (which) {
         case Recorded::kEvenOdd:
             launch_recorder<Recorded::kEvenOdd>(c.data(), n, block, slots);
@@ -141,6 +156,7 @@ PathRecord record_paths(Recorded which, int n, int block) {
     record.else_lanes = else_lanes.to_host();
     record.if_passes = if_passes.to_host();
     record.else_passes = else_passes.to_host();
+    record.join_passes = join_passes.to_host();
     record.c = c.to_host();
     return record;
 }

@@ -163,6 +163,9 @@ PathSummary summarize(const PathRecord& record) {
             ++summary.warps_on_both_paths;
         }
         summary.passes += record.if_passes[w] + record.else_passes[w];
+        if (w < record.join_passes.size()) {
+            summary.join_passes += record.join_passes[w];
+        }
         lanes += std::bitset<32>(record.if_lanes[w]).count() +
                  std::bitset<32>(record.else_lanes[w]).count();
     }
@@ -197,6 +200,16 @@ ct::Verification verify_record(const PathRecord& record, Condition condition, in
             (expected_else != 0) != (record.else_passes[w] > 0)) {
             return ct::Verification::fail("warp " + std::to_string(w) +
                                           ": a pass count disagrees with its lanes");
+        }
+        // Every lane passes the join, in at least one group and at most one group per lane.
+        // How many groups is the hardware's and compiler's business, so it is reported, not
+        // checked.
+        if (w < record.join_passes.size() &&
+            (record.join_passes[w] < 1 ||
+             record.join_passes[w] > std::bitset<32>(expected_if | expected_else).count())) {
+            return ct::Verification::fail("warp " + std::to_string(w) + ": " +
+                                          std::to_string(record.join_passes[w]) +
+                                          " groups at the join");
         }
     }
     return verify_short_branch(record.c, condition, warp_size);

@@ -90,6 +90,7 @@ TEST(DivergenceReference, PathSummaryAndRecordCheck) {
     record.else_lanes = {0xAAAAAAAAu, 0xAAu};
     record.if_passes = {1, 1};
     record.else_passes = {1, 1};
+    record.join_passes = {1, 2};  // warp 1 reached the join in two groups
     record.c.resize(40);
     for (std::size_t i = 0; i < 40; ++i) {
         record.c[i] = dv::expected_value(dv::Condition::kEvenOdd, i);
@@ -99,7 +100,14 @@ TEST(DivergenceReference, PathSummaryAndRecordCheck) {
     EXPECT_EQ(summary.warps_on_both_paths, 2);
     EXPECT_EQ(summary.passes, 4);
     EXPECT_DOUBLE_EQ(summary.lanes_per_pass, 40.0 / 4);
+    EXPECT_EQ(summary.join_passes, 3);
     EXPECT_TRUE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
+    // No group at the join, or more groups than lanes, cannot happen.
+    record.join_passes = {0, 1};
+    EXPECT_FALSE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
+    record.join_passes = {1, 9};
+    EXPECT_FALSE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
+    record.join_passes = {1, 1};
     EXPECT_FALSE(dv::verify_record(record, dv::Condition::kWarpAligned, 40).passed);
     record.if_lanes[1] = 0x155u;  // lane 8 does not exist (n = 40)
     EXPECT_FALSE(dv::verify_record(record, dv::Condition::kEvenOdd, 40).passed);
