@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Makes the READMEs' links to source files work in the Doxygen site as they do in the repository.
+
+A chapter README links to its files relative to itself (`[stage 1](stages/stage01_x.cu)`), which
+is right in the repository and on a code host, but the site's pages all sit in one html/ folder,
+where that path leads nowhere. So:
+
+    docs/source_pages.py pages OUT_DIR DOCUMENT.md...
+        writes into OUT_DIR/pages one Markdown page per source file that the documents link to
+        (showing the file, copied into OUT_DIR/files) and per linked folder (a list of its
+        files), plus an index page, for Doxygen to read;
+    docs/source_pages.py filter FILE.md
+        (Doxygen's FILTER_PATTERNS for *.md) prints FILE.md with every such link pointing to the
+        page made for it, and the top README's title, which repeats the project name that heads
+        every page of the site, as "Overview". The README files themselves are not changed.
+
+Links to Markdown pages, to images, to anything under docs/results/ (copied beside the site by
+the docs target) and to web addresses are left as they are. docs/check_links.py then checks that
+every link of the built site resolves.
+"""
+import os
+import pathlib
+import re
+import shutil
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(([^()\s]+)\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
+IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
+CODE_SUFFIXES = {".cu", ".cuh", ".cpp", ".hpp", ".h", ".py"}
+SKIPPED_PARTS = {"__pycache__"}
+
+
+def page_label(target):
+    """The Doxygen page name for a repository path: src_chapters_03_reduction_stages_x_cu."""
+    return "src_" + re.sub(r"[^A-Za-z0-9]", "_", target.strip("/"))
+
+
+def source_target(document, link):
+    """The repository path (relative to ROOT, "/" separated) a link of `document` shows on a
+    source page, or None when the link is left alone."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link) or link.startswith(("#", "/", "@")):
+        return None  # https:, mailto:, an anchor, an absolute path, a Doxygen @ref
+    path = link.split("#", 1)[0].split("?", 1)[0]
+    if not path:
+        return None
+    resolved = pathlib.Path(os.path.normpath(document.parent / path))
+    try:
+        relative = resolved.relative_to(ROOT).as_posix()
+    except ValueError:
+        return None  # outside the repository
+    if not resolved.exists() or resolved.suffix.lower() == ".md":
+        return None
+    if resolved.suffix.lower() in IMAGE_SUFFIXES or relative.startswith("docs/results"):
+        return None
+    return relative + ("/" if resolved.is_dir() else "")
+
+
+def outside_fences(text):
+    """Yields (line, inside_fence) for every line, so code blocks are never rewritten."""
+    inside = None
+    for line in text.splitlines(keepends=True):
+        match = FENCE.match(line)
+        if match:
+            if inside is None:
+                inside = match.group(1)
+                yield line, True
+                continue
+            if match.group(1) == inside:
+                inside = None
+                yield line, True
+                continue
+        yield line, inside is not None
+
+
+def linked_targets(document):
+    targets = []
+    for line, fenced in outside_fences(document.read_text(encoding="utf-8")):
+        if fenced:
+            continue
+        for match in LINK.finditer(line):
+            if match.group(1):
+                continue  # an image
+            target = source_target(document, match.group(3))
+            if target and target not in targets:
+                targets.append(target)
+    return targets
+
+
+def filter_document(path):
+    """The text of `path` with links to source files pointing to their pages."""
+    document = pathlib.Path(os.path.abspath(path))
+    main_page = document == ROOT / "README.md"
+    out = []
+    for line, fenced in outside_fences(document.read_text(encoding="utf-8")):
+        if main_page and not out and line.startswith("# "):
+            line = "# Overview\n"  # the site's header already names the project
+        elif not fenced:
+            def replace(match):
+                bang, text, link = match.groups()
+                target = None if bang else source_target(document, link)
+                if target is None:
+                    return match.group(0)
+                return f"[{text}]({page_label(target)}.html)"
+            line = LINK.sub(replace, line)
+        out.append(line)
+    return "".join(out)
+
+
+def folder_files(target):
+    folder = ROOT / target
+    return sorted(p.relative_to(ROOT).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and not SKIPPED_PARTS.intersection(p.parts))
+
+
+def copy_name(target):
+    """The name under which `target` is copied into OUT_DIR/files (unique, extension kept)."""
+    return target.replace("/", "__")
+
+
+def file_page(target):
+    """A page that shows the file through Doxygen's \\include (highlighted, numbered lines) or,
+    for what is not code, \\verbinclude: never as Markdown, whose commands it could contain."""
+    suffix = pathlib.PurePosixPath(target).suffix.lower()
+    command = "\\include{lineno}" if suffix in CODE_SUFFIXES else "\\verbinclude"
+    return (f"# {target} {{#{page_label(target)}}}\n\n"
+            f"The file `{target}` of the repository, as it was when the site was built.\n\n"
+            f"{command} {copy_name(target)}\n")
+
+
+def folder_page(target, files):
+    lines = [f"# {target} {{#{page_label(target)}}}", "",
+             f"The files in `{target}` of the repository:", ""]
+    lines += [f"- [{f[len(target):]}]({page_label(f)}.html)" for f in files]
+    return "\n".join(lines) + "\n"
+
+
+def write_pages(out_dir, documents):
+    pages = pathlib.Path(out_dir) / "pages"  # one of Doxygen's INPUT
+    copies = pathlib.Path(out_dir) / "files"  # Doxygen's EXAMPLE_PATH
+    for folder in (pages, copies):
+        if folder.is_dir():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+    targets = []
+    for document in documents:
+        for target in linked_targets(document):
+            if target not in targets:
+                targets.append(target)
+    files, folders = [], {}
+    for target in targets:
+        if target.endswith("/"):
+            folders[target] = folder_files(target)
+            files += folders[target]
+        else:
+            files.append(target)
+    files = sorted(set(files))
+    for target in files:
+        shutil.copyfile(ROOT / target, copies / copy_name(target))
+        (pages / f"{page_label(target)}.md").write_text(file_page(target), encoding="utf-8")
+    for target, contents in folders.items():
+        (pages / f"{page_label(target)}.md").write_text(folder_page(target, contents),
+                                                          encoding="utf-8")
+    index = ["# Source files {#source_files}", "",
+             "The repository files that the chapters link to, as they were when this site was "
+             "built.", ""]
+    index += [f"- \\subpage {page_label(t)}" for t in sorted(list(folders) + files)]
+    (pages / "src_index.md").write_text("\n".join(index) + "\n", encoding="utf-8")
+    return len(files), len(folders)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "pages":
+        documents = [pathlib.Path(os.path.abspath(path)) for path in argv[3:]]
+        files, folders = write_pages(argv[2], documents)
+        print(f"{files} source page(s) and {folders} folder page(s) in {argv[2]}")
+        return 0
+    if len(argv) == 3 and argv[1] == "filter":
+        sys.stdout.write(filter_document(argv[2]))
+        return 0
+    print("usage: source_pages.py pages OUT_DIR DOCUMENT.md... | source_pages.py filter FILE.md", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
