@@ -44,11 +44,20 @@ def fixed(value, decimals):
     return f"{value:.{decimals}f}"
 
 
+def versions(run):
+    """As RunInfo::versions(): the runtime, the driver's own version when the run recorded it
+    (older result files did not), and the CUDA version the driver supports."""
+    text = f"CUDA runtime {run['cuda_runtime']}, driver "
+    if run.get("driver_version"):
+        return text + f"{run['driver_version']} (supports CUDA {run['cuda_driver']})"
+    return text + f"supporting CUDA {run['cuda_driver']}"
+
+
 def caption(doc):
     run = doc["run"]
     date = run.get("timestamp", "")[:10]
     parts = [f"{run['gpu']} (compute capability {run['compute_capability']}, "
-             f"{run['sm_count']} SMs), CUDA {run['cuda_runtime']}, driver {run['cuda_driver']}, {date}"]
+             f"{run['sm_count']} SMs), {versions(run)}, {date}"]
     params = ", ".join(f"{k} {v}" for k, v in run.get("parameters", {}).items())
     if params:
         parts.append(params)
@@ -70,8 +79,16 @@ def render_results(doc):
         for row in rows:
             if row["id"] == baseline:
                 baseline_label = row["name"] if row["id"] != "cub" else "CUB"
-    header = ["id", "kernel", "median ms", "min–max ms", "GB/s", "% peak", *extras,
-              "× prev", "× first"]
+    # As ResultTable::print: no bandwidth columns when no row moves bytes, no speed-up columns
+    # when no row is a step of the progression (chapter 6's scenarios are neither).
+    bandwidth = any((row.get("bytes") or 0) > 0 or row.get("gbs") is not None for row in rows)
+    progression = any(row.get("in_progression", True) for row in rows)
+    header = ["id", "kernel", "median ms", "min–max ms"]
+    if bandwidth:
+        header += ["GB/s", "% peak"]
+    header += extras
+    if progression:
+        header += ["× prev", "× first"]
     if baseline_label:
         header.append(f"× {baseline_label}")
     header.append("result")
@@ -82,10 +99,12 @@ def render_results(doc):
         timed = row["median_ms"] is not None
         cells = [row["id"], f"`{row['name']}`",
                  format_ms(row["median_ms"]) if timed else "–",
-                 f"{format_ms(row['min_ms'])}–{format_ms(row['max_ms'])}" if timed else "–",
-                 fixed(row["gbs"], 0), fixed(row["percent_of_peak"], 1)]
+                 f"{format_ms(row['min_ms'])}–{format_ms(row['max_ms'])}" if timed else "–"]
+        if bandwidth:
+            cells += [fixed(row["gbs"], 0), fixed(row["percent_of_peak"], 1)]
         cells += [row.get("extra", {}).get(key, "–") or "–" for key in extras]
-        cells += [fixed(row["speedup_vs_previous"], 2), fixed(row["speedup_vs_first"], 2)]
+        if progression:
+            cells += [fixed(row["speedup_vs_previous"], 2), fixed(row["speedup_vs_first"], 2)]
         if baseline_label:
             cells.append(fixed(row["speedup_vs_baseline"], 2))
         if row["passed"]:

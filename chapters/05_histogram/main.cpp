@@ -307,7 +307,8 @@ int main(int argc, char** argv) {
     app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
     app.add_option("--stage", options.stages,
                    "stages to run, by id or name, comma-separated (1-8, race, cub), or all")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->default_str("all");
     app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
         ->check(ct::power_of_two_validator())
         ->capture_default_str();

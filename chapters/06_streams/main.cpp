@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--summary-csv", summary_csv,
                    "also write the summary table as CSV to FILE (--csv writes the timeline)");
-    ct::add_common_options(app, common);
+    ct::add_common_options(app, common, ct::L2FlushOption::kNotListed);
     app.get_option("--reps")->description(
         "timed runs per scenario and build (median wall time reported, last run's timeline shown)");
     app.get_option("--warmup")->description("untimed (but checked) runs before the timed ones");
@@ -123,8 +123,7 @@ int main(int argc, char** argv) {
                   << "GPU " << info.gpu_name << " (compute capability " << info.compute_capability
                   << ", " << info.sm_count
                   << " SMs, concurrent kernels: " << (device.concurrent_kernels ? "yes" : "no")
-                  << "), CUDA runtime " << info.cuda_runtime << ", driver " << info.cuda_driver
-                  << ", " << info.timestamp << "\n";
+                  << "), " << info.versions() << ", " << info.timestamp << "\n";
         for (const auto b : builds) {
             std::cout << streams::build_name(b) << " build: " << streams::default_stream_meaning(b)
                       << "\n";

@@ -23,22 +23,31 @@ std::string CommonOptions::timing_description() const {
            " warm-up runs" + (flush_l2 ? ", L2 flushed" : "");
 }
 
-void add_common_options(CLI::App& app, CommonOptions& options) {
+void add_common_options(CLI::App& app, CommonOptions& options, L2FlushOption l2_flush) {
+    // --help prints groups in the order of their first option; -h (added by CLI11 itself) opens
+    // the chapter's group, so this one always comes last.
+    const std::string group = "Common options";
     app.add_option("--reps", options.repetitions, "timed repetitions per kernel (median reported)")
         ->check(CLI::Range(1, 100000))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group(group);
     app.add_option("--warmup", options.warmup, "untimed runs before timing")
         ->check(CLI::Range(0, 10000))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group(group);
     app.add_flag("--flush-l2", options.flush_l2,
-                 "overwrite the L2 cache before every timed run (cold-cache timing)");
+                 "overwrite the L2 cache before every timed run (cold-cache timing)")
+        ->group(l2_flush == L2FlushOption::kOffered ? group : std::string());  // "": not listed
     app.add_option("--csv", options.csv_path, "also write the results table as CSV to FILE")
-        ->check(writable_file_validator());
+        ->check(writable_file_validator())
+        ->group(group);
     app.add_option("--json", options.json_path, "also write the results table as JSON to FILE")
-        ->check(writable_file_validator());
+        ->check(writable_file_validator())
+        ->group(group);
     app.add_option("--device", options.device, "CUDA device ordinal")
         ->check(CLI::Range(0, 1023))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group(group);
 }
 
 namespace {

@@ -1,8 +1,10 @@
 #include "cudatutorial/device_info.hpp"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "cudatutorial/check.hpp"
@@ -42,6 +44,49 @@ int cuda_device_count() {
 
 namespace {
 
+// NVML's C entry points (nvml.h), declared here so that neither the header nor the library is
+// needed to build: libnvidia-ml ships with the driver, not with the toolkit.
+using NvmlCall = int (*)();
+using NvmlDriverVersion = int (*)(char* version, unsigned int length);
+
+std::string driver_release_from_nvml() {
+    void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        return {};
+    }
+    std::string release;
+    const auto init = reinterpret_cast<NvmlCall>(dlsym(library, "nvmlInit_v2"));
+    const auto shutdown = reinterpret_cast<NvmlCall>(dlsym(library, "nvmlShutdown"));
+    const auto version =
+        reinterpret_cast<NvmlDriverVersion>(dlsym(library, "nvmlSystemGetDriverVersion"));
+    if (init != nullptr && shutdown != nullptr && version != nullptr && init() == 0) {
+        char text[96] = {};  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80
+        if (version(text, sizeof text - 1) == 0) {
+            release = text;
+        }
+        shutdown();
+    }
+    dlclose(library);
+    return release;
+}
+
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Thu Sep ..." -> "580.95.05"
+std::string driver_release_from_proc() {
+    std::ifstream file("/proc/driver/nvidia/version");
+    std::string line;
+    if (!std::getline(file, line)) {
+        return {};
+    }
+    std::istringstream words(line);
+    for (std::string word; words >> word;) {
+        if (word.find('.') != std::string::npos &&
+            word.find_first_not_of("0123456789.") == std::string::npos) {
+            return word;
+        }
+    }
+    return {};
+}
+
 int attribute(cudaDeviceAttr attr, int device) {
     int value = 0;
     // Some attributes are not reported on every platform; 0 then means "unknown".
@@ -54,15 +99,47 @@ int attribute(cudaDeviceAttr attr, int device) {
 
 }  // namespace
 
+std::string nvidia_driver_release() {
+    const std::string release = driver_release_from_nvml();
+    return release.empty() ? driver_release_from_proc() : release;
+}
+
+std::string no_device_message(int code) {
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) {
+        cudaGetLastError();
+        driver = 0;  // 0 also means "no driver installed"
+    }
+    int runtime = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) {
+        cudaGetLastError();
+    }
+    if (driver > 0 && code == cudaErrorInsufficientDriver) {
+        const std::string release = nvidia_driver_release();
+        return "the NVIDIA driver" + (release.empty() ? "" : " " + release) +
+               " supports CUDA up to " + cuda_version_string(driver) +
+               ", but this program was built with CUDA " + cuda_version_string(runtime) +
+               ": install a newer NVIDIA driver, or build with an older CUDA toolkit.";
+    }
+    const std::string what =
+        driver == 0 ? "no NVIDIA GPU or driver was found: this program needs an NVIDIA GPU and "
+                      "its driver."
+                    : "no NVIDIA GPU was found (an NVIDIA driver is installed, but it sees no "
+                      "GPU): this program needs one.";
+    return what +
+           "\nWithout a GPU you can still run: execution_model --section warps (the warp layout, "
+           "worked out on the CPU), the --profile-help of chapters 1 and 2, any chapter's "
+           "--help, make test (its CPU tests; the GPU tests are reported as skipped) and make "
+           "docs.";
+}
+
 DeviceInfo query_device(int device) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess || count == 0) {
         cudaGetLastError();
         const cudaError_t code = status == cudaSuccess ? cudaErrorNoDevice : status;
-        throw NoDeviceError(code, std::string("no CUDA device available (") +
-                                      cudaGetErrorString(code) +
-                                      "). This program needs an NVIDIA GPU and its driver.");
+        throw NoDeviceError(code, no_device_message(code));
     }
     if (device < 0 || device >= count) {
         throw UsageError("--device " + std::to_string(device) +
@@ -105,6 +182,7 @@ DeviceInfo query_device(int device) {
     info.memory_bus_width_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
     CT_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
     CT_CHECK(cudaDriverGetVersion(&info.driver_version));
+    info.driver_release = nvidia_driver_release();
     return info;
 }
 

@@ -67,6 +67,14 @@ void RunInfo::set(const std::string& key, const std::string& value) {
     parameters.emplace_back(key, value);
 }
 
+std::string RunInfo::versions() const {
+    std::string text = "CUDA runtime " + cuda_runtime + ", driver ";
+    if (driver_version.empty()) {
+        return text + "supporting CUDA " + cuda_driver;
+    }
+    return text + driver_version + " (supports CUDA " + cuda_driver + ")";
+}
+
 RunInfo make_run_info(const std::string& program, const std::string& title,
                       const DeviceInfo& device) {
     RunInfo info;
@@ -77,6 +85,7 @@ RunInfo make_run_info(const std::string& program, const std::string& title,
     info.sm_count = device.sm_count;
     info.cuda_runtime = cuda_version_string(device.runtime_version);
     info.cuda_driver = cuda_version_string(device.driver_version);
+    info.driver_version = device.driver_release;
     info.peak_bandwidth_gbs = device.theoretical_bandwidth_gbs();
     info.timestamp = local_timestamp();
     return info;
@@ -191,6 +200,15 @@ std::vector<std::string> ResultTable::extra_columns() const {
     return columns;
 }
 
+bool ResultTable::has_bandwidth() const {
+    return std::any_of(rows_.begin(), rows_.end(), [](const ResultRow& r) { return r.bytes > 0; });
+}
+
+bool ResultTable::has_progression() const {
+    return std::any_of(rows_.begin(), rows_.end(),
+                       [](const ResultRow& r) { return r.in_progression; });
+}
+
 namespace {
 
 std::string extra_value(const ResultRow& row, const std::string& column) {
@@ -218,8 +236,7 @@ void ResultTable::print(std::ostream& out) const {
     }
     out << " ==\n";
     out << "GPU " << info_.gpu_name << " (compute capability " << info_.compute_capability << ", "
-        << info_.sm_count << " SMs), CUDA runtime " << info_.cuda_runtime << ", driver "
-        << info_.cuda_driver << ", " << info_.timestamp << "\n";
+        << info_.sm_count << " SMs), " << info_.versions() << ", " << info_.timestamp << "\n";
     if (info_.peak_bandwidth_gbs > 0.0) {
         out << "theoretical DRAM bandwidth " << format_fixed(info_.peak_bandwidth_gbs, 0)
             << " GB/s\n";
@@ -235,10 +252,17 @@ void ResultTable::print(std::ostream& out) const {
     out << "\n";
 
     const auto extras = extra_columns();
+    const bool bandwidth = has_bandwidth();
+    const bool progression = has_progression();
     std::vector<std::vector<std::string>> cells;
-    std::vector<std::string> header = {"id", "kernel", "median ms", "min-max ms", "GB/s", "% peak"};
+    std::vector<std::string> header = {"id", "kernel", "median ms", "min-max ms"};
+    if (bandwidth) {
+        header.insert(header.end(), {"GB/s", "% peak"});
+    }
     header.insert(header.end(), extras.begin(), extras.end());
-    header.insert(header.end(), {"x prev", "x first"});
+    if (progression) {
+        header.insert(header.end(), {"x prev", "x first"});
+    }
     if (!baseline_id_.empty()) {
         header.push_back("x " + baseline_label_);
     }
@@ -254,14 +278,18 @@ void ResultTable::print(std::ostream& out) const {
         } else {
             line.insert(line.end(), {"-", "-"});
         }
-        line.push_back(optional_fixed(bandwidth_gbs(i), 0));
-        line.push_back(optional_fixed(percent_of_peak(i), 1));
+        if (bandwidth) {
+            line.push_back(optional_fixed(bandwidth_gbs(i), 0));
+            line.push_back(optional_fixed(percent_of_peak(i), 1));
+        }
         for (const auto& column : extras) {
             const std::string value = extra_value(row, column);
             line.push_back(value.empty() ? "-" : value);
         }
-        line.push_back(optional_fixed(speedup_vs_previous(i), 2));
-        line.push_back(optional_fixed(speedup_vs_first(i), 2));
+        if (progression) {
+            line.push_back(optional_fixed(speedup_vs_previous(i), 2));
+            line.push_back(optional_fixed(speedup_vs_first(i), 2));
+        }
         if (!baseline_id_.empty()) {
             line.push_back(optional_fixed(speedup_vs_baseline(i), 2));
         }
@@ -290,9 +318,9 @@ void ResultTable::print(std::ostream& out) const {
 
 void ResultTable::write_csv(std::ostream& out) const {
     const auto extras = extra_columns();
-    std::vector<std::string> header = {"program",   "gpu",          "compute_capability",
-                                       "sm_count",  "cuda_runtime", "cuda_driver",
-                                       "timestamp", "peak_gbs"};
+    std::vector<std::string> header = {"program",        "gpu",          "compute_capability",
+                                       "sm_count",       "cuda_runtime", "cuda_driver",
+                                       "driver_version", "timestamp",    "peak_gbs"};
     for (const auto& parameter : info_.parameters) {
         header.push_back(parameter.first);
     }
@@ -314,6 +342,7 @@ void ResultTable::write_csv(std::ostream& out) const {
                                          std::to_string(info_.sm_count),
                                          info_.cuda_runtime,
                                          info_.cuda_driver,
+                                         info_.driver_version,
                                          info_.timestamp,
                                          csv_number(info_.peak_bandwidth_gbs)};
         for (const auto& parameter : info_.parameters) {
@@ -347,6 +376,7 @@ void ResultTable::write_json(std::ostream& out) const {
         << "    \"sm_count\": " << info_.sm_count << ",\n"
         << "    \"cuda_runtime\": " << json_string(info_.cuda_runtime) << ",\n"
         << "    \"cuda_driver\": " << json_string(info_.cuda_driver) << ",\n"
+        << "    \"driver_version\": " << json_string(info_.driver_version) << ",\n"
         << "    \"timestamp\": " << json_string(info_.timestamp) << ",\n"
         << "    \"peak_gbs\": " << json_number(info_.peak_bandwidth_gbs) << ",\n"
         << "    \"parameters\": {";

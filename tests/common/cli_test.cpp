@@ -146,6 +146,35 @@ TEST(CommonOptions, HelpExitsWithZero) {
     EXPECT_NE(help.find("1048576 (2^20)"), std::string::npos) << "real default shown in --help";
 }
 
+// The common options come after the chapter's own in --help, however a chapter orders its
+// add_option calls: they are registered here first, the chapter's --block after them.
+TEST(CommonOptions, HelpListsThemAfterTheChaptersOwnOptions) {
+    ct::CommonOptions options;
+    int block = 256;
+    std::uint64_t n = 1 << 20;
+    testing::internal::CaptureStdout();
+    EXPECT_EQ(parse({"--help"}, options, block, n), 0);
+    const std::string help = testing::internal::GetCapturedStdout();
+    ASSERT_NE(help.find("--block"), std::string::npos) << help;
+    ASSERT_NE(help.find("Common options"), std::string::npos) << help;
+    EXPECT_LT(help.find("--block"), help.find("Common options")) << help;
+    EXPECT_LT(help.find("Common options"), help.find("--reps")) << help;
+    EXPECT_NE(help.find("--flush-l2"), std::string::npos) << help;
+}
+
+// A chapter that cannot flush L2 does not offer --flush-l2, but still parses it, so that it can
+// say why it does not apply instead of "not expected".
+TEST(CommonOptions, FlushL2CanBeLeftOutOfTheHelp) {
+    ct::CommonOptions options;
+    CLI::App app{"test"};
+    ct::add_common_options(app, options, ct::L2FlushOption::kNotListed);
+    EXPECT_EQ(app.help().find("--flush-l2"), std::string::npos) << app.help();
+    EXPECT_NE(app.help().find("--reps"), std::string::npos) << app.help();
+    std::vector<std::string> args = {"--flush-l2"};
+    app.parse(args);
+    EXPECT_TRUE(options.flush_l2);
+}
+
 TEST(GuardedMain, MapsExceptionsToExitCodes) {
     testing::internal::CaptureStderr();
     EXPECT_EQ(ct::guarded_main([]() -> int { throw ct::UsageError("bad"); }), 2);
@@ -174,4 +203,22 @@ TEST(CheckCuda, ThrowsWithCallFileLineAndErrorString) {
     }
     EXPECT_NO_THROW(CT_CHECK(cudaSuccess));
     EXPECT_THROW(CT_CHECK(cudaErrorNoDevice), ct::NoDeviceError);
+}
+
+// No GPU, no driver: plain words and what still runs, never CUDA's "driver version is
+// insufficient" (which a machine without any driver also gets).
+TEST(CheckCuda, NoDeviceErrorsSayWhatIsMissingInPlainWords) {
+    for (const cudaError_t code : {cudaErrorNoDevice, cudaErrorInsufficientDriver}) {
+        try {
+            CT_CHECK(code);
+            FAIL() << "no exception";
+        } catch (const ct::NoDeviceError& error) {
+            const std::string what = error.what();
+            EXPECT_EQ(what.find("insufficient"), std::string::npos) << what;
+            if (ct::cuda_device_count() == 0) {
+                EXPECT_NE(what.find("no NVIDIA GPU"), std::string::npos) << what;
+                EXPECT_NE(what.find("--section warps"), std::string::npos) << what;
+            }
+        }
+    }
 }

@@ -1,6 +1,8 @@
-// Every chapter executable, run where there is no CUDA device, says so and exits with 3 (never a
-// crash, a hang or an empty table). Skipped on machines with a GPU, where the chapters' own tests
-// run them for real.
+// Every chapter executable, run where there is no CUDA device, says so in plain words and exits
+// with 3 (never a crash, a hang or an empty table): no GPU or driver was found, and what still
+// runs without one; not CUDA's own "driver version is insufficient", which would send a student
+// to update a driver they do not have. Skipped on machines with a GPU, where the chapters' own
+// tests run them for real.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -30,11 +32,14 @@ TEST(ChaptersWithoutDevice, ExitWithThreeAndSaySo) {
         GTEST_SKIP() << "a CUDA device is present: the no-device path cannot be exercised here";
     }
     const auto binaries = chapter_binaries();
-    ASSERT_EQ(binaries.size(), 6u) << CT_CHAPTER_BINARIES;
+    ASSERT_GE(binaries.size(), 6u) << CT_CHAPTER_BINARIES;
     for (const auto& binary : binaries) {
         SCOPED_TRACE(binary);
         const auto result = cudatutorial::testing::run_process(binary);
         EXPECT_EQ(result.exit_code, 3) << result.output;
-        EXPECT_NE(result.output.find("no CUDA device"), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find("no NVIDIA GPU"), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find("execution_model --section warps"), std::string::npos)
+            << result.output;
+        EXPECT_EQ(result.output.find("insufficient"), std::string::npos) << result.output;
     }
 }

@@ -113,6 +113,45 @@ TEST(ResultTable, PrintShowsHeaderRowsDetailsAndVerdict) {
     }
 }
 
+TEST(RunInfo, VersionsNameTheDriverAndTheCudaVersionItSupports) {
+    ct::RunInfo info = sample_info();
+    EXPECT_EQ(info.versions(), "CUDA runtime 13.0, driver supporting CUDA 13.0");
+    info.driver_version = "580.95.05";
+    EXPECT_EQ(info.versions(), "CUDA runtime 13.0, driver 580.95.05 (supports CUDA 13.0)");
+    std::ostringstream text;
+    ct::ResultTable table(info);
+    table.add(timed_row("1", 1.0, 1e9));
+    table.print(text);
+    EXPECT_NE(text.str().find("driver 580.95.05 (supports CUDA 13.0)"), std::string::npos)
+        << text.str();
+}
+
+// A table whose rows move no bytes and are no optimization steps (chapter 6's scenarios) prints
+// no GB/s, % peak, x prev and x first columns: they could only hold "-".
+TEST(ResultTable, PrintLeavesOutColumnsNoRowCanFill) {
+    ct::ResultTable table(sample_info());
+    for (const char* id : {"1L", "1P"}) {
+        ct::ResultRow row = timed_row(id, 0.5, 0.0);
+        row.in_progression = false;
+        row.with("overlapping pairs", "0/3");
+        table.add(row);
+    }
+    EXPECT_FALSE(table.has_bandwidth());
+    EXPECT_FALSE(table.has_progression());
+    std::ostringstream text;
+    table.print(text);
+    const std::string out = text.str();
+    const auto header_start = out.find("\nid ");
+    ASSERT_NE(header_start, std::string::npos) << out;
+    const std::string header = out.substr(header_start, out.find('\n', header_start + 1));
+    for (const char* absent : {"GB/s", "% peak", "x prev", "x first"}) {
+        EXPECT_EQ(header.find(absent), std::string::npos) << "'" << absent << "' in\n" << out;
+    }
+    EXPECT_NE(header.find("overlapping pairs"), std::string::npos) << out;
+    EXPECT_TRUE(sample_table().has_bandwidth());
+    EXPECT_TRUE(sample_table().has_progression());
+}
+
 TEST(ResultTable, CsvHasOneHeaderAndOneLinePerRowWithQuotedCells) {
     std::ostringstream csv;
     sample_table().write_csv(csv);

@@ -40,6 +40,24 @@ class RenderTest(unittest.TestCase):
         self.assertIn("FAIL (expected)", text)
         self.assertIn("- [race] lost 12 counts", text)
 
+    def test_caption_labels_the_driver_and_the_cuda_version_it_supports(self):
+        doc = sample_doc()
+        self.assertIn("CUDA runtime 13.0, driver supporting CUDA 13.0",
+                      results_tables.render_results(doc))
+        doc["run"]["driver_version"] = "580.95.05"
+        self.assertIn("CUDA runtime 13.0, driver 580.95.05 (supports CUDA 13.0)",
+                      results_tables.render_results(doc))
+
+    def test_columns_no_row_can_fill_are_left_out(self):
+        doc = sample_doc()
+        for row in doc["rows"]:
+            row.update(bytes=0, gbs=None, percent_of_peak=None, in_progression=False,
+                       speedup_vs_previous=None, speedup_vs_first=None)
+        header = results_tables.render_results(doc).splitlines()[2]
+        for absent in ("GB/s", "% peak", "× prev", "× first"):
+            self.assertNotIn(absent, header)
+        self.assertIn("first pass ms", header)
+
     def test_output_blocks_are_code_blocks(self):
         self.assertEqual(results_tables.render_output("a\nb\n"), "```text\na\nb\n```\n")
 

@@ -32,8 +32,17 @@ struct CommonOptions {
     std::string timing_description() const;
 };
 
-/// Registers --reps, --warmup, --flush-l2, --csv, --json and --device on `app`.
-void add_common_options(CLI::App& app, CommonOptions& options);
+/// Whether a chapter offers --flush-l2 (a chapter whose kernels barely touch memory does not).
+enum class L2FlushOption {
+    kOffered,    ///< listed in --help
+    kNotListed,  ///< still parsed, so that the chapter can say why it does not apply
+};
+
+/// Registers --reps, --warmup, --flush-l2, --csv, --json and --device on `app`, in the group
+/// "Common options", which --help lists after the chapter's own options whatever the order in
+/// which they were added.
+void add_common_options(CLI::App& app, CommonOptions& options,
+                        L2FlushOption l2_flush = L2FlushOption::kOffered);
 
 /// Parses a size written as a plain integer ("33554432"), a power of two ("2^25"), a shift
 /// ("1<<25") or with a binary suffix ("32Mi", "1Gi", "64K" = 64 * 1024). Throws UsageError on

@@ -42,7 +42,8 @@ struct DeviceInfo {
     bool concurrent_kernels = false;    ///< can run kernels of different streams at once
     bool integrated = false;            ///< shares memory with the host (Jetson, laptops' iGPU)
     int runtime_version = 0;            ///< CUDA runtime version, e.g. 13000
-    int driver_version = 0;             ///< highest CUDA version the driver supports
+    int driver_version = 0;             ///< highest CUDA version the driver supports, e.g. 13000
+    std::string driver_release;         ///< the NVIDIA driver's own version, e.g. "580.95.05"
 
     /// "9.0"
     std::string compute_capability() const;
@@ -60,6 +61,16 @@ std::string cuda_version_string(int encoded_version);
 
 /// Number of usable CUDA devices; 0 (never an exception) when there is no GPU or no driver.
 int cuda_device_count();
+
+/// The NVIDIA driver's own version ("580.95.05"), read from NVML (libnvidia-ml, loaded at run
+/// time if present) or else from /proc/driver/nvidia/version; empty when neither is available.
+/// Not the CUDA version the driver supports: that is cudaDriverGetVersion's "13.0".
+std::string nvidia_driver_release();
+
+/// What a student should read when no GPU can be used, for the CUDA error `code` that said so
+/// (cudaErrorNoDevice, cudaErrorInsufficientDriver): no GPU, no driver, or a driver older than
+/// this program's CUDA runtime, in plain words, and what still runs without a GPU.
+std::string no_device_message(int code);
 
 /// Reads the properties of device `device`. Throws NoDeviceError when there is no CUDA device and
 /// UsageError when `device` is not a valid ordinal.

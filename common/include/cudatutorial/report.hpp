@@ -7,6 +7,8 @@
 ///  - x prev = previous row's median / this row's (rows in the progression only);
 ///  - x first = first row's median / this row's;
 ///  - x baseline = the baseline row's median / this row's (> 1: faster than the baseline).
+/// The printed table leaves out GB/s and % peak when no row moves bytes, and x prev and x first
+/// when no row is in the progression (CSV and JSON always carry every field).
 #pragma once
 
 #include <iosfwd>
@@ -28,14 +30,18 @@ struct RunInfo {
     std::string gpu_name;            ///< device name
     std::string compute_capability;  ///< "9.0"
     int sm_count = 0;                ///< streaming multiprocessors
-    std::string cuda_runtime;        ///< "13.0"
-    std::string cuda_driver;         ///< "13.0"
+    std::string cuda_runtime;        ///< "13.0": the CUDA runtime the program was built with
+    std::string cuda_driver;         ///< "13.0": the highest CUDA version the driver supports
+    std::string driver_version;      ///< "580.95.05": the NVIDIA driver's own; empty if unknown
     double peak_bandwidth_gbs = 0;   ///< theoretical DRAM bandwidth, 0 if unknown
     std::string timestamp;           ///< local time, ISO 8601
     std::vector<std::pair<std::string, std::string>> parameters;  ///< problem size and options
 
     /// Adds (or replaces) a parameter shown in the header and written to CSV/JSON.
     void set(const std::string& key, const std::string& value);
+    /// "CUDA runtime 13.0, driver 580.95.05 (supports CUDA 13.0)", for headers; without the
+    /// driver's own version: "CUDA runtime 13.0, driver supporting CUDA 13.0".
+    std::string versions() const;
 };
 
 /// A RunInfo filled from the device and the clock.
@@ -93,6 +99,10 @@ class ResultTable {
     bool all_passed() const;
     /// Names of extra columns, in order of first appearance.
     std::vector<std::string> extra_columns() const;
+    /// Some row moves bytes: the GB/s and % peak columns are printed.
+    bool has_bandwidth() const;
+    /// Some row is in the progression: the x prev and x first columns are printed.
+    bool has_progression() const;
 
     /// Header (GPU, versions, parameters), the aligned table, then row details and a verdict.
     void print(std::ostream& out) const;
