@@ -5,7 +5,7 @@ CMAKE_ARGS  ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS        ?=
 # Chapters in course order: folder name -> executable name.
-CHAPTERS    := execution_model divergence reduction nested_reduction histogram streams
+CHAPTERS    := execution_model divergence reduction nested_reduction histogram streams multi_gpu
 GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
 CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
 # A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).

@@ -1,0 +1,64 @@
+/// @file options.hpp
+/// @brief Chapter 7's command-line options and the sections they select (host code only).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/data.hpp"
+
+namespace multi_gpu {
+
+/// The sections, in the order they run.
+inline const std::vector<std::string>& section_names() {
+    static const std::vector<std::string> names = {"topology", "reduction", "histogram",
+                                                   "allreduce"};
+    return names;
+}
+
+/// Everything the executable can be asked.
+struct Options {
+    int gpus = 0;  ///< --gpus: how many GPUs (0: every visible one from --device on)
+    std::vector<std::string> sections;         ///< --section (empty: all)
+    std::uint64_t n = std::uint64_t{1} << 28;  ///< --n: ints of the sharded reduction
+    std::string reduction_stage = "12";        ///< --reduction-stage: chapter 3's stage
+    std::uint64_t histogram_bytes = std::uint64_t{1} << 30;  ///< --histogram-bytes
+    std::string histogram_stage = "8";  ///< --histogram-stage: chapter 5's stage
+    std::string bins = "bytes";         ///< --bins letters|bytes
+    std::vector<std::string> sizes = {"1Ki", "8Ki", "64Ki", "512Ki", "4Mi", "32Mi", "256Mi", "1Gi"};
+    std::uint64_t copy_bytes = std::uint64_t{1} << 28;  ///< --copy-bytes: topology's copies
+    int block = 256;                                    ///< --block
+    std::uint64_t seed = cudatutorial::kDefaultSeed;    ///< --seed
+    int ranks = 0;        ///< --ranks G: run as G processes, one GPU each
+    std::string id_file;  ///< --id-file: where rank 0 leaves NCCL's unique id
+    cudatutorial::CommonOptions common;
+
+    /// True when `section` was asked for (or no --section was given).
+    bool wants(const std::string& section) const;
+    /// The --sizes, parsed to bytes; throws UsageError for a size that is not a positive
+    /// multiple of 4 bytes.
+    std::vector<std::uint64_t> message_bytes() const;
+    /// Checks everything that needs no GPU (UsageError).
+    void validate() const;
+    /// The --json/--csv path for `section`: the path itself when one section runs, else the
+    /// section's name inserted before the extension (out.json -> out_reduction.json).
+    std::string output_path(const std::string& path, const std::string& section) const;
+};
+
+/// Sets NCCL_NVLS_ENABLE=0 unless the environment already sets it (README: why).
+void disable_nvlink_multicast();
+
+/// Registers the options on `app`.
+void add_options(CLI::App& app, Options& options);
+
+/// The single-process sections (one host thread drives every GPU). Returns the exit code.
+int run(const Options& options);
+
+/// The multi-process mode: `--ranks G` starts G copies of this program, one per GPU, and returns
+/// the worst exit code; a rank (started that way, or by mpirun) joins the others through NCCL.
+/// Returns -1 when this process is neither a launcher nor a rank.
+int run_ranks(const Options& options, int argc, char** argv);
+
+}  // namespace multi_gpu

@@ -1,0 +1,352 @@
+// One process per GPU: how work runs across machines. Each process (a "rank") drives one GPU and
+// joins the others through NCCL, which needs one thing from outside: the unique id that rank 0
+// makes and every rank passes to ncclCommInitRank. Under mpirun (with MPI in the build) MPI
+// broadcasts it; otherwise rank 0 writes it to a file the others read (`--ranks G` starts the
+// G processes itself, on this machine).
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <thread>
+
+#if CT_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cuda_handles.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "multi_gpu.hpp"
+#include "nccl_support.hpp"
+#include "options.hpp"
+#include "reduction.hpp"
+
+namespace ct = cudatutorial;
+
+namespace multi_gpu {
+namespace {
+
+struct RankEnvironment {
+    bool is_rank = false;
+    bool from_mpirun = false;
+    int rank = 0;
+    int ranks = 1;
+    int local_rank = 0;
+    std::string id_file;
+};
+
+int env_int(const char* name, int fallback) {
+    const char* value = std::getenv(name);
+    return value ? std::atoi(value) : fallback;
+}
+
+RankEnvironment detect_rank() {
+    RankEnvironment env;
+    if (std::getenv("CT_RANK")) {  // started by --ranks
+        env.is_rank = true;
+        env.rank = env_int("CT_RANK", 0);
+        env.ranks = env_int("CT_RANKS", 1);
+        env.local_rank = env.rank;
+        env.id_file = std::getenv("CT_ID_FILE") ? std::getenv("CT_ID_FILE") : "";
+    } else if (std::getenv("OMPI_COMM_WORLD_RANK")) {  // Open MPI's mpirun
+        env.is_rank = true;
+        env.from_mpirun = true;
+        env.rank = env_int("OMPI_COMM_WORLD_RANK", 0);
+        env.ranks = env_int("OMPI_COMM_WORLD_SIZE", 1);
+        env.local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env.rank);
+    } else if (std::getenv("PMI_RANK")) {  // MPICH's and others' launchers
+        env.is_rank = true;
+        env.from_mpirun = true;
+        env.rank = env_int("PMI_RANK", 0);
+        env.ranks = env_int("PMI_SIZE", 1);
+        env.local_rank = env_int("MPI_LOCALRANKID", env.rank);
+    }
+    return env;
+}
+
+// Rank 0 writes the id next to its final name and renames it: a reader never sees half a file.
+std::string exchange_id_through_file(const RankEnvironment& env, const std::string& path) {
+    if (path.empty()) {
+        throw ct::UsageError(
+            "under mpirun without MPI in this build, give --id-file PATH (a file "
+            "every rank can read)");
+    }
+    if (env.rank == 0) {
+        const std::string id = detail::make_nccl_unique_id();
+        const std::string temporary = path + ".tmp";
+        {
+            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+            out.write(id.data(), static_cast<std::streamsize>(id.size()));
+            if (!out) {
+                throw ct::UsageError("cannot write the NCCL id file " + temporary);
+            }
+        }
+        if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+            throw ct::UsageError("cannot rename " + temporary + " to " + path);
+        }
+        return id;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(path, std::ios::binary);
+        std::string id((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (id.size() == 128) {
+            return id;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw ct::CudaError(
+        cudaErrorUnknown,
+        "rank " + std::to_string(env.rank) + ": no NCCL id from rank 0 in " + path + " after 60 s");
+}
+
+std::string exchange_id(const RankEnvironment& env, const Options& o) {
+#if CT_HAVE_MPI
+    if (env.from_mpirun && o.id_file.empty()) {
+        int initialized = 0;
+        MPI_Initialized(&initialized);
+        if (!initialized) {
+            MPI_Init(nullptr, nullptr);
+        }
+        std::string id(128, '\0');
+        if (env.rank == 0) {
+            id = detail::make_nccl_unique_id();
+        }
+        MPI_Bcast(id.data(), 128, MPI_BYTE, 0, MPI_COMM_WORLD);
+        return id;
+    }
+#endif
+    return exchange_id_through_file(env, env.from_mpirun ? o.id_file : env.id_file);
+}
+
+void finalize_mpi() {
+#if CT_HAVE_MPI
+    int initialized = 0;
+    int finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) {
+        MPI_Finalize();
+    }
+#endif
+}
+
+// The rank's work: the sharded reduction (each rank one shard, the partial sums all-reduced by
+// NCCL) and NCCL's all-reduce of float vectors, each verified on every rank; the verdicts are
+// all-reduced too (minimum), so every rank exits with the same code. Rank 0 prints the table.
+int run_rank(const RankEnvironment& env, const Options& o) {
+    const int count = ct::cuda_device_count();
+    if (count == 0) {
+        ct::select_device(0);  // the chapters' no-device error, exit 3
+    }
+    const int device = env.local_rank % count;
+    const ct::DeviceInfo info_device = ct::select_device(device);
+    const std::string id = exchange_id(env, o);
+    const auto comm = detail::make_nccl_rank_comm(id, env.ranks, env.rank);
+    ct::CudaStream stream(cudaStreamNonBlocking);
+    const auto allreduce = [&](const void* send, void* recv, std::size_t n, detail::NcclType type,
+                               detail::NcclOp op, cudaStream_t s) {
+        detail::nccl_allreduce(*comm, {s}, {send}, {recv}, n, type, op);
+    };
+
+    ct::RunInfo info = ct::make_run_info(
+        "multi_gpu",
+        "one process per GPU (" + std::to_string(env.ranks) + " ranks), joined by NCCL",
+        info_device);
+    info.peak_bandwidth_gbs = 0;
+    info.set("ranks", std::to_string(env.ranks));
+    info.set("launched by", env.from_mpirun ? "mpirun" : "--ranks");
+    info.set("NCCL", nccl_version());
+    info.set("reps", std::to_string(o.common.repetitions));
+    ct::ResultTable table(info);
+    ct::BenchmarkConfig config = o.common.benchmark_config();
+    config.stream = stream;
+
+    // 1. Sharded reduction: every rank makes the same input (the generator is counter-based),
+    // checks the same expected sum, and uploads only its own shard.
+    {
+        const std::size_t n = static_cast<std::size_t>(o.n);
+        const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
+        const int expected = reduction::reference_sum(host);
+        const Range shard = split_range(n, env.ranks, env.rank, 4);
+        ct::DeviceBuffer<int> d_shard(shard.size());
+        d_shard.copy_from_host(host.data() + shard.begin, shard.size());
+        ct::DeviceBuffer<unsigned int> d_partial(1);
+        ct::DeviceBuffer<unsigned int> d_total(1);
+        std::unique_ptr<reduction::Reducer> reducer;
+        if (!shard.empty()) {
+            reducer =
+                std::make_unique<reduction::Reducer>(o.reduction_stage, shard.size(), o.block);
+        }
+        d_total.fill_bytes(0xff);
+        const ct::Measurement m = ct::measure(
+            [&](cudaStream_t s) {
+                int* partial = reinterpret_cast<int*>(d_partial.data());
+                if (reducer) {
+                    reducer->run(d_shard.data(), partial, s);
+                } else {
+                    CT_CHECK(cudaMemsetAsync(partial, 0, sizeof(int), s));
+                }
+                allreduce(d_partial.data(), d_total.data(), 1, detail::NcclType::kUint32,
+                          detail::NcclOp::kSum, s);
+            },
+            [&] {
+                unsigned int got = 0;
+                d_total.copy_to_host(&got, 1);
+                const int sum = static_cast<int>(got);
+                return sum == expected
+                           ? ct::Verification::pass()
+                           : ct::Verification::fail("rank " + std::to_string(env.rank) + ": sum " +
+                                                    std::to_string(sum) + ", expected " +
+                                                    std::to_string(expected));
+            },
+            config);
+        ct::ResultRow row = ct::make_row("reduction",
+                                         "stage " + o.reduction_stage +
+                                             " per rank + "
+                                             "ncclAllReduce of the partial sums",
+                                         m, static_cast<double>(n * sizeof(int)));
+        row.in_progression = false;
+        row.with("size", ct::describe_size(n) + " ints");
+        row.with("busbw GB/s", "-");
+        table.add(row);
+    }
+
+    // 2. NCCL's all-reduce of float vectors, every rank's result checked bit for bit.
+    for (std::uint64_t bytes : o.message_bytes()) {
+        const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
+        ct::DeviceBuffer<float> send(allreduce_input(o.seed, env.rank, n));
+        ct::DeviceBuffer<float> recv(n);
+        const std::vector<float> expected = allreduce_expected(o.seed, env.ranks, n);
+        recv.fill_bytes(0xff);
+        const ct::Measurement m = ct::measure(
+            [&](cudaStream_t s) {
+                allreduce(send.data(), recv.data(), n, detail::NcclType::kFloat,
+                          detail::NcclOp::kSum, s);
+            },
+            [&] {
+                const std::vector<float> got = recv.to_host();
+                if (std::memcmp(got.data(), expected.data(), n * sizeof(float)) == 0) {
+                    return ct::Verification::pass();
+                }
+                return ct::Verification::fail("rank " + std::to_string(env.rank) +
+                                              ": all-reduce result differs from the CPU's");
+            },
+            config);
+        const std::string size = ct::format_bytes(static_cast<double>(bytes));
+        ct::ResultRow row =
+            ct::make_row("nccl@" + size, "nccl_allreduce", m, static_cast<double>(bytes));
+        row.in_progression = false;
+        row.with("size", size);
+        row.with("busbw GB/s",
+                 ct::format_fixed(
+                     allreduce_bus_bandwidth_gbs(
+                         algorithm_bandwidth_gbs(static_cast<double>(bytes), m.stats.median_ms),
+                         env.ranks),
+                     1));
+        table.add(row);
+    }
+
+    // 3. One verdict for all ranks.
+    ct::DeviceBuffer<unsigned int> verdict(1);
+    const unsigned int mine = table.all_passed() ? 1u : 0u;
+    verdict.copy_from_host(&mine, 1);
+    allreduce(verdict.data(), verdict.data(), 1, detail::NcclType::kUint32, detail::NcclOp::kMin,
+              stream);
+    stream.synchronize();
+    unsigned int all = 0;
+    verdict.copy_to_host(&all, 1);
+    if (env.rank == 0) {
+        std::cout << "== ranks: one process per GPU\n";
+        table.print(std::cout);
+        std::cout << (all ? "every rank verified its results\n"
+                          : "at least one rank's results did not match the CPU (see its output)\n");
+        table.write_files(o.output_path(o.common.csv_path, "ranks"),
+                          o.output_path(o.common.json_path, "ranks"));
+    } else if (!table.all_passed()) {
+        for (const ct::ResultRow& row : table.rows()) {
+            if (!row.passed) {
+                std::cerr << "rank " << env.rank << ", " << row.id << ": " << row.detail << "\n";
+            }
+        }
+    }
+    finalize_mpi();
+    return ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+}
+
+// `--ranks G`: G copies of this program, each told its rank through the environment.
+int launch_ranks(const Options& o, char** argv) {
+    if (!nccl_available()) {
+        throw ct::UsageError("--ranks needs a build with NCCL");
+    }
+    const int devices = ct::cuda_device_count();
+    if (devices == 0) {
+        ct::select_device(0);  // the chapters' no-device error (exit 3), before any process starts
+    }
+    if (o.ranks > devices) {
+        throw ct::UsageError("--ranks " + std::to_string(o.ranks) +
+                             ": one GPU per rank, and this "
+                             "machine has " +
+                             std::to_string(devices));
+    }
+    const std::string id_file =
+        o.id_file.empty() ? "/tmp/multi_gpu_nccl_id_" + std::to_string(getpid()) : o.id_file;
+    std::remove(id_file.c_str());
+    std::cout << std::flush;
+    std::vector<pid_t> children;
+    for (int r = 0; r < o.ranks; ++r) {
+        const pid_t pid = fork();
+        if (pid < 0) {
+            throw ct::CudaError(cudaErrorUnknown, "fork failed");
+        }
+        if (pid == 0) {
+            setenv("CT_RANK", std::to_string(r).c_str(), 1);
+            setenv("CT_RANKS", std::to_string(o.ranks).c_str(), 1);
+            setenv("CT_ID_FILE", id_file.c_str(), 1);
+            execv("/proc/self/exe", argv);
+            std::perror("execv");
+            _exit(3);
+        }
+        children.push_back(pid);
+    }
+    int worst = 0;
+    for (pid_t pid : children) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+        worst = std::max(worst, code);
+    }
+    std::remove(id_file.c_str());
+    return worst;
+}
+
+}  // namespace
+
+int run_ranks(const Options& o, int, char** argv) {
+    const RankEnvironment env = detect_rank();
+    if (env.is_rank) {
+        if (!nccl_available()) {
+            throw ct::UsageError("one process per GPU needs a build with NCCL");
+        }
+        disable_nvlink_multicast();
+        return run_rank(env, o);
+    }
+    if (o.ranks > 0) {
+        return launch_ranks(o, argv);
+    }
+    return -1;
+}
+
+}  // namespace multi_gpu

@@ -1,0 +1,567 @@
+// The single-process sections of chapter 7: one host thread drives every GPU through one stream
+// per GPU. Each section checks every result against the CPU, after timing too, and prints a
+// table (and writes it with --csv/--json).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <optional>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "options.hpp"
+#include "sharded.hpp"
+#include "topology.hpp"
+
+namespace ct = cudatutorial;
+
+namespace multi_gpu {
+
+// ---- Options ----------------------------------------------------------------------------------
+
+bool Options::wants(const std::string& section) const {
+    return sections.empty() ||
+           std::find(sections.begin(), sections.end(), section) != sections.end();
+}
+
+std::vector<std::uint64_t> Options::message_bytes() const {
+    std::vector<std::uint64_t> bytes;
+    for (const std::string& text : sizes) {
+        const std::uint64_t value = ct::parse_size(text);
+        if (value == 0 || value % sizeof(float) != 0) {
+            throw ct::UsageError("--sizes: " + text + " is not a positive multiple of 4 bytes");
+        }
+        bytes.push_back(value);
+    }
+    if (bytes.empty()) {
+        throw ct::UsageError("--sizes: give at least one message size");
+    }
+    return bytes;
+}
+
+void Options::validate() const {
+    ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
+    ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
+    ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
+    if (!ct::is_power_of_two(static_cast<std::uint64_t>(std::max(block, 0))) || block < 32 ||
+        block > 1024) {
+        throw ct::UsageError("--block must be a power of two from 32 to 1024; got " +
+                             std::to_string(block));
+    }
+    if (reduction::find_stage(reduction_stage) == nullptr) {
+        throw ct::UsageError("--reduction-stage: chapter 3 has no stage '" + reduction_stage + "'");
+    }
+    try {
+        reduction::validate_configuration(reduction_stage, 1, block);
+    } catch (const std::invalid_argument& e) {
+        throw ct::UsageError(std::string("--reduction-stage/--block: ") + e.what());
+    }
+    const histogram::Stage* stage = histogram::find_stage(histogram_stage);
+    if (stage == nullptr || stage->bug_demo) {
+        throw ct::UsageError("--histogram-stage: chapter 5 has no (correct) stage '" +
+                             histogram_stage + "'");
+    }
+    if (bins != "letters" && bins != "bytes") {
+        throw ct::UsageError("--bins must be letters or bytes; got " + bins);
+    }
+    if (common.flush_l2) {
+        throw ct::UsageError(
+            "--flush-l2 is not supported by multi_gpu (its transfers do not go "
+            "through one GPU's L2)");
+    }
+    message_bytes();
+}
+
+std::string Options::output_path(const std::string& path, const std::string& section) const {
+    if (path.empty() || sections.size() == 1) {
+        return path;
+    }
+    const std::size_t dot = path.find_last_of('.');
+    const std::size_t slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return path + "_" + section;
+    }
+    return path.substr(0, dot) + "_" + section + path.substr(dot);
+}
+
+void add_options(CLI::App& app, Options& o) {
+    app.add_option("--gpus", o.gpus, "GPUs to use, from --device on (0: every visible one)")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    std::string all;
+    for (const std::string& name : section_names()) {
+        all += (all.empty() ? "" : ", ") + name;
+    }
+    app.add_option("--section", o.sections,
+                   "sections to run, comma-separated (default: all): " + all)
+        ->delimiter(',')
+        ->check(CLI::IsMember(section_names()));
+    ct::add_size_option(app, "--n", o.n, "ints summed by the sharded reduction");
+    app.add_option("--reduction-stage", o.reduction_stage, "chapter 3's stage run on every GPU")
+        ->capture_default_str();
+    ct::add_size_option(app, "--histogram-bytes", o.histogram_bytes,
+                        "bytes counted by the sharded histogram (at most 2^32 - 1)");
+    app.add_option("--histogram-stage", o.histogram_stage, "chapter 5's stage run on every GPU")
+        ->capture_default_str();
+    app.add_option("--bins", o.bins, "histogram binning: letters (7 bins) or bytes (256 bins)")
+        ->capture_default_str();
+    app.add_option("--sizes", o.sizes, "all-reduce message sizes in bytes, comma-separated")
+        ->delimiter(',')
+        ->capture_default_str();
+    ct::add_size_option(app, "--copy-bytes", o.copy_bytes,
+                        "bytes per copy in the topology section");
+    app.add_option("--block", o.block, "threads per block of the per-GPU stages (power of two)")
+        ->capture_default_str();
+    app.add_option("--seed", o.seed, "seed of the input generators")->capture_default_str();
+    app.add_option("--ranks", o.ranks,
+                   "run as this many processes, one GPU each, joined by NCCL (needs NCCL)")
+        ->check(CLI::Range(1, 64));
+    app.add_option("--id-file", o.id_file,
+                   "file through which rank 0 hands NCCL's unique id to the other ranks (under "
+                   "mpirun without MPI support in the build; must be on a shared file system)");
+    ct::add_common_options(app, o.common);
+}
+
+void disable_nvlink_multicast() {
+    // NVLink SHARP (multicast through the NVSwitch) changes NCCL's algorithm on machines that
+    // have it, and it reserves memory and setup time; the chapter compares hand-written code
+    // with NCCL's classic ring/tree algorithms, so it is off unless the user says otherwise.
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
+}
+
+// ---- Sections ---------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<int> visible_gpus(const Options& o) {
+    const int count = ct::cuda_device_count();
+    if (count == 0) {
+        ct::select_device(o.common.device);  // throws the chapters' no-device error (exit 3)
+    }
+    const int first = o.common.device;
+    if (first >= count) {
+        throw ct::UsageError("--device " + std::to_string(first) + ": only " +
+                             std::to_string(count) + " CUDA devices");
+    }
+    const int available = count - first;
+    if (o.gpus > available) {
+        throw ct::UsageError("--gpus " + std::to_string(o.gpus) + ": only " +
+                             std::to_string(available) + " GPUs from --device " +
+                             std::to_string(first) + " on");
+    }
+    const int wanted = o.gpus == 0 ? available : o.gpus;
+    std::vector<int> devices;
+    for (int i = 0; i < wanted; ++i) {
+        devices.push_back(first + i);
+    }
+    return devices;
+}
+
+std::vector<int> first_gpus(const std::vector<int>& devices, int count) {
+    return std::vector<int>(devices.begin(), devices.begin() + count);
+}
+
+ct::RunInfo run_info(const std::string& title, const std::vector<int>& devices, const Options& o) {
+    ct::RunInfo info = ct::make_run_info("multi_gpu", title, ct::query_device(devices[0]));
+    info.peak_bandwidth_gbs = 0;  // bandwidth here is of links and of several GPUs: see columns
+    info.set("GPUs", std::to_string(devices.size()));
+    info.set("NCCL", nccl_version());
+    info.set("reps",
+             std::to_string(o.common.repetitions) + ", warm-up " + std::to_string(o.common.warmup));
+    return info;
+}
+
+void finish(const ct::ResultTable& table, const std::vector<std::string>& notes, const Options& o,
+            const std::string& section) {
+    table.print(std::cout);
+    for (const std::string& note : notes) {
+        std::cout << note << "\n";
+    }
+    std::cout << "\n";
+    table.write_files(o.output_path(o.common.csv_path, section),
+                      o.output_path(o.common.json_path, section));
+}
+
+// Topology: which pairs can reach each other, then measured copies between GPU 0 and the others.
+bool run_topology(const std::vector<int>& devices, const Options& o, double& link_gbs) {
+    std::cout << "== topology: " << devices.size() << " GPU(s)\n";
+    for (int d : devices) {
+        const ct::DeviceInfo info = ct::query_device(d);
+        std::cout << "  GPU " << d << ": " << info.name << ", " << info.sm_count << " SMs, "
+                  << ct::format_bytes(static_cast<double>(info.global_memory)) << "\n";
+    }
+    if (devices.size() < 2) {
+        std::cout << "  one GPU: no pair to measure (every section still runs and verifies its "
+                     "single-GPU path)\n\n";
+        return true;
+    }
+    std::vector<std::vector<std::string>> matrix = {
+        {"from -> to", "peer access", "performance rank", "native atomics"}};
+    for (const PeerInfo& p : query_peers(devices)) {
+        matrix.push_back({std::to_string(p.from) + " -> " + std::to_string(p.to),
+                          p.can_access ? "yes" : "no", std::to_string(p.performance_rank),
+                          p.native_atomics ? "yes" : "no"});
+    }
+    ct::print_aligned(std::cout, matrix, {0});
+    std::cout << "\n";
+
+    ct::RunInfo info =
+        run_info("copies between GPUs (GB/s = bytes moved / median time)", devices, o);
+    info.set("bytes per copy", ct::format_bytes(static_cast<double>(o.copy_bytes)));
+    ct::ResultTable table(info);
+    std::vector<std::string> notes;
+    ct::BenchmarkConfig config = o.common.benchmark_config();
+    for (std::size_t j = 1; j < devices.size(); ++j) {
+        const int a = devices[0];
+        const int b = devices[j];
+        int can = 0;
+        CT_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+        struct Case {
+            int from;
+            int to;
+            CopyPath path;
+        };
+        // Without peer access first: enabling it is remembered by the driver until disabled.
+        std::vector<Case> cases = {{a, b, CopyPath::kHostStaged}, {a, b, CopyPath::kPeerNoAccess}};
+        if (can) {
+            cases.push_back({a, b, CopyPath::kPeerAccess});
+            cases.push_back({b, a, CopyPath::kPeerAccess});
+            cases.push_back({a, b, CopyPath::kPeerBidirectional});
+        } else {
+            notes.push_back("GPUs " + std::to_string(a) + " and " + std::to_string(b) +
+                            " have no peer access: peer rows skipped");
+        }
+        for (const Case& c : cases) {
+            const CopyMeasurement m = measure_copy(c.from, c.to, c.path, o.copy_bytes, config);
+            const std::string arrow = c.path == CopyPath::kPeerBidirectional ? " <-> " : " -> ";
+            ct::ResultRow row = ct::make_row(std::to_string(c.from) + arrow + std::to_string(c.to),
+                                             copy_path_name(c.path), m.measurement, m.bytes);
+            row.in_progression = false;
+            table.add(row);
+            if (c.path == CopyPath::kPeerAccess && c.from == devices[0] && j == 1) {
+                link_gbs = ct::bandwidth_gbs(m.bytes, m.measurement.stats.median_ms);
+            }
+        }
+    }
+    finish(table, notes, o, "topology");
+    return table.all_passed();
+}
+
+// The reduction or histogram, sharded over 1..G GPUs with every combine method.
+template <typename MakeJob, typename Verify>
+bool run_scaling(const std::string& section, const std::string& title, const std::string& stage,
+                 double bytes, const std::vector<int>& devices, const Options& o,
+                 const ct::RunInfo& info, MakeJob& make_job, const Verify& verify_total) {
+    ct::ResultTable table(info);
+    table.set_baseline("1gpu", "1 GPU");
+    std::vector<std::string> notes;
+    double single_peak = ct::query_device(devices[0]).theoretical_bandwidth_gbs();
+    for (std::size_t g = 1; g <= devices.size(); ++g) {
+        const GpuSet gpus(first_gpus(devices, static_cast<int>(g)));
+        std::vector<Combine> combines = {Combine::kHost};
+        if (g > 1) {
+            if (gpus.all_peers_enabled()) {
+                combines.push_back(Combine::kPeer);
+            } else {
+                notes.push_back("peer combine skipped for " + std::to_string(g) +
+                                " GPUs: not every pair has peer access");
+            }
+            if (nccl_available()) {
+                combines.push_back(Combine::kNccl);
+            }
+        }
+        auto data = make_job.upload(gpus);
+        for (Combine combine : combines) {
+            const auto job = make_job.job(gpus, data, combine);
+            const DeviceGuard guard(gpus.device(0));
+            auto& total = make_job.total();
+            total.fill_bytes(0xff);  // poison: a total that is never written cannot pass
+            ct::BenchmarkConfig config = o.common.benchmark_config();
+            config.stream = gpus.stream(0);
+            const ct::Measurement m = ct::measure([&](cudaStream_t) { job->run(total.data()); },
+                                                  [&] { return verify_total(total); }, config);
+            const std::string id =
+                g == 1 ? "1gpu" : std::to_string(g) + "gpu_" + combine_name(combine);
+            const std::string name = g == 1 ? "stage " + stage + ", 1 GPU"
+                                            : "stage " + stage + " x " + std::to_string(g) +
+                                                  " GPUs, " + combine_name(combine) + " combine";
+            ct::ResultRow row = ct::make_row(id, name, m, bytes);
+            row.in_progression = false;
+            row.with("GPUs", std::to_string(g));
+            if (m.stats.samples > 0 && single_peak > 0) {
+                row.with(
+                    "% of G x peak",
+                    ct::format_fixed(ct::percent_of(ct::bandwidth_gbs(bytes, m.stats.median_ms),
+                                                    single_peak * static_cast<double>(g)),
+                                     1));
+            }
+            table.add(row);
+        }
+    }
+    // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
+    ct::ResultTable with_efficiency(table.info());
+    with_efficiency.set_baseline("1gpu", "1 GPU");
+    for (std::size_t i = 0; i < table.rows().size(); ++i) {
+        ct::ResultRow row = table.rows()[i];
+        const auto speedup = table.speedup_vs_baseline(i);
+        const int g = std::stoi(row.extra.front().second);
+        row.with("efficiency %", speedup ? ct::format_fixed(100.0 * *speedup / g, 1) : "-");
+        with_efficiency.add(row);
+    }
+    std::cout << "== " << section << ": " << title << "\n";
+    finish(with_efficiency, notes, o, section);
+    return with_efficiency.all_passed();
+}
+
+struct ReductionJobs {
+    const std::vector<int>& host;
+    const Options& o;
+    ct::DeviceBuffer<int> d_total;
+    std::vector<ct::DeviceBuffer<int>> upload(const GpuSet& gpus) {
+        if (d_total.empty()) {
+            const DeviceGuard guard(gpus.device(0));
+            d_total = ct::DeviceBuffer<int>(1);
+        }
+        return upload_shards(gpus, host);
+    }
+    std::unique_ptr<ShardedReduction> job(const GpuSet& gpus,
+                                          const std::vector<ct::DeviceBuffer<int>>& shards,
+                                          Combine combine) {
+        return std::make_unique<ShardedReduction>(gpus, shards, o.reduction_stage, o.block,
+                                                  combine);
+    }
+    ct::DeviceBuffer<int>& total() { return d_total; }
+};
+
+struct HistogramJobs {
+    const std::vector<unsigned char>& host;
+    const Options& o;
+    histogram::Binning binning;
+    ct::DeviceBuffer<unsigned int> d_total;
+    std::vector<ct::DeviceBuffer<unsigned char>> upload(const GpuSet& gpus) {
+        if (d_total.empty()) {
+            const DeviceGuard guard(gpus.device(0));
+            d_total = ct::DeviceBuffer<unsigned int>(static_cast<std::size_t>(binning.bins()));
+        }
+        return upload_shards(gpus, host);
+    }
+    std::unique_ptr<ShardedHistogram> job(
+        const GpuSet& gpus, const std::vector<ct::DeviceBuffer<unsigned char>>& shards,
+        Combine combine) {
+        return std::make_unique<ShardedHistogram>(gpus, shards, o.histogram_stage, binning, o.block,
+                                                  combine);
+    }
+    ct::DeviceBuffer<unsigned int>& total() { return d_total; }
+};
+
+bool run_sharded_reduction(const std::vector<int>& devices, const Options& o) {
+    const std::size_t n = static_cast<std::size_t>(o.n);
+    for (int d : devices) {  // the largest shard is the whole input, on GPU 0
+        const DeviceGuard guard(d);
+        ct::require_device_memory(n * sizeof(int) + (64u << 20), "the reduction's input");
+    }
+    const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
+    const int expected = reduction::reference_sum(host);
+    ct::RunInfo info =
+        run_info("sharded sum of N ints (chapter 3's stage on every GPU)", devices, o);
+    info.set("N", ct::describe_size(n));
+    info.set("stage", o.reduction_stage + " (chapter 3), block " + std::to_string(o.block));
+    info.set("expected sum (mod 2^32)", std::to_string(expected));
+    ReductionJobs jobs{host, o, {}};
+    return run_scaling("reduction", "sharded reduction, " + ct::describe_size(n) + " ints",
+                       o.reduction_stage, static_cast<double>(n * sizeof(int)), devices, o, info,
+                       jobs, [&](const ct::DeviceBuffer<int>& total) {
+                           int got = 0;
+                           total.copy_to_host(&got, 1);
+                           return got == expected ? ct::Verification::pass()
+                                                  : ct::Verification::fail(
+                                                        "sum " + std::to_string(got) +
+                                                        ", expected " + std::to_string(expected));
+                       });
+}
+
+bool run_sharded_histogram(const std::vector<int>& devices, const Options& o) {
+    const std::size_t n = static_cast<std::size_t>(o.histogram_bytes);
+    for (int d : devices) {
+        const DeviceGuard guard(d);
+        ct::require_device_memory(n + (64u << 20), "the histogram's input");
+    }
+    const histogram::Binning binning =
+        o.bins == "bytes" ? histogram::Binning::bytes() : histogram::Binning::letters(4);
+    const histogram::Distribution distribution = o.bins == "bytes"
+                                                     ? histogram::Distribution::kRandomBytes
+                                                     : histogram::Distribution::kUniform;
+    const std::vector<unsigned char> host = histogram::generate_input(distribution, n, o.seed);
+    const histogram::Histogram expected = histogram::reference_histogram(host, binning);
+    ct::RunInfo info =
+        run_info("sharded histogram of N bytes (chapter 5's stage on every GPU)", devices, o);
+    info.set("N", ct::describe_size(n));
+    info.set("bins", binning.describe());
+    info.set("data",
+             histogram::distribution_name(distribution) + ", seed " + std::to_string(o.seed));
+    info.set("stage", o.histogram_stage + " (chapter 5), block " + std::to_string(o.block));
+    HistogramJobs jobs{host, o, binning, {}};
+    return run_scaling("histogram", "sharded histogram, " + ct::describe_size(n) + " bytes",
+                       o.histogram_stage, static_cast<double>(n), devices, o, info, jobs,
+                       [&](const ct::DeviceBuffer<unsigned int>& total) {
+                           const histogram::Comparison c =
+                               histogram::compare_histograms(expected, total.to_host(), binning);
+                           return c.equal ? ct::Verification::pass()
+                                          : ct::Verification::fail(c.detail);
+                       });
+}
+
+// Every GPU's result against the CPU's, bit for bit (the sums are exact integers in float).
+ct::Verification verify_allreduce(const std::vector<ct::DeviceBuffer<float>>& recv,
+                                  const std::vector<float>& expected) {
+    std::vector<float> got(expected.size());
+    for (std::size_t g = 0; g < recv.size(); ++g) {
+        recv[g].copy_to_host(got.data(), got.size());
+        if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) != 0) {
+            std::size_t i = 0;
+            while (i < got.size() && std::memcmp(&got[i], &expected[i], sizeof(float)) == 0) {
+                ++i;
+            }
+            return ct::Verification::fail("GPU " + std::to_string(g) + ": element " +
+                                          std::to_string(i) + " is " + std::to_string(got[i]) +
+                                          ", expected " + std::to_string(expected[i]));
+        }
+    }
+    return ct::Verification::pass();
+}
+
+bool run_allreduce(const std::vector<int>& devices, const Options& o, double link_gbs) {
+    const GpuSet gpus(devices);
+    const int G = gpus.size();
+    ct::RunInfo info = run_info(
+        "all-reduce, float sum, out of place: algbw = bytes / time, busbw = algbw x 2(G-1)/G",
+        devices, o);
+    info.set("peer access between all pairs", gpus.all_peers_enabled() ? "yes" : "no");
+    if (link_gbs > 0) {
+        info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
+    }
+    ct::ResultTable table(info);
+    std::vector<std::string> notes;
+    if (G == 1) {
+        notes.push_back("one GPU: every stage is a copy of the input; verified all the same");
+    }
+    for (std::uint64_t bytes : o.message_bytes()) {
+        const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
+        bool fits = true;
+        for (int g = 0; g < G; ++g) {
+            const DeviceGuard guard(gpus.device(g));
+            // send + recv + stage 1's staging on GPU 0 (G - 1 vectors), with a reserve
+            const std::size_t need = bytes * (g == 0 ? G + 1 : 2) + (64u << 20);
+            fits = fits && need < ct::free_device_memory();
+        }
+        if (!fits) {
+            notes.push_back("skipped " + ct::format_bytes(static_cast<double>(bytes)) +
+                            ": does not fit in device memory");
+            continue;
+        }
+        std::vector<ct::DeviceBuffer<float>> send;
+        std::vector<ct::DeviceBuffer<float>> recv;
+        std::vector<const float*> send_ptr;
+        std::vector<float*> recv_ptr;
+        for (int g = 0; g < G; ++g) {
+            const DeviceGuard guard(gpus.device(g));
+            send.emplace_back(allreduce_input(o.seed, g, n));
+            recv.emplace_back(n);
+            send_ptr.push_back(send.back().data());
+            recv_ptr.push_back(recv.back().data());
+        }
+        const std::vector<float> expected = allreduce_expected(o.seed, G, n);
+        const std::string size = ct::format_bytes(static_cast<double>(bytes));
+        std::optional<double> previous_ms;
+        std::vector<std::size_t> rows_of_size;
+        for (const AllReduceStage& stage : allreduce_stages()) {
+            if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
+                notes.push_back("stage " + stage.id +
+                                " skipped: needs peer access between all GPUs");
+                continue;
+            }
+            const auto reducer = stage.make(gpus, n);
+            for (auto& r : recv) {
+                r.fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
+            }
+            ct::BenchmarkConfig config = o.common.benchmark_config();
+            config.stream = gpus.stream(0);
+            const DeviceGuard guard(gpus.device(0));
+            const ct::Measurement m =
+                ct::measure([&](cudaStream_t) { reducer->run(send_ptr, recv_ptr); },
+                            [&] { return verify_allreduce(recv, expected); }, config);
+            ct::ResultRow row =
+                ct::make_row(stage.id + "@" + size, stage.name, m, static_cast<double>(bytes));
+            row.in_progression = false;
+            row.with("size", size);
+            const double algbw =
+                algorithm_bandwidth_gbs(static_cast<double>(bytes), m.stats.median_ms);
+            const double busbw = allreduce_bus_bandwidth_gbs(algbw, G);
+            row.with("busbw GB/s", G > 1 ? ct::format_fixed(busbw, 1) : "-");
+            row.with("% of link",
+                     G > 1 && link_gbs > 0 ? ct::format_fixed(100 * busbw / link_gbs, 1) : "-");
+            row.with("x prev stage", previous_ms && stage.role == Role::kProgression
+                                         ? ct::format_fixed(*previous_ms / m.stats.median_ms, 2)
+                                         : "-");
+            if (stage.role == Role::kProgression) {
+                previous_ms = m.stats.median_ms;
+            }
+            rows_of_size.push_back(table.rows().size());
+            table.add(row);
+        }
+        // x NCCL within this size: NCCL's median / the row's (> 1: faster than NCCL).
+        const auto nccl_row =
+            std::find_if(rows_of_size.begin(), rows_of_size.end(),
+                         [&](std::size_t i) { return table.rows()[i].id.rfind("nccl@", 0) == 0; });
+        std::vector<ct::ResultRow> rows = table.rows();
+        for (std::size_t i : rows_of_size) {
+            const bool have = nccl_row != rows_of_size.end() && rows[i].timed;
+            rows[i].with("x NCCL",
+                         have ? ct::format_fixed(
+                                    rows[*nccl_row].stats.median_ms / rows[i].stats.median_ms, 2)
+                              : "-");
+        }
+        ct::ResultTable rebuilt(table.info());
+        for (ct::ResultRow& row : rows) {
+            rebuilt.add(std::move(row));
+        }
+        table = std::move(rebuilt);
+    }
+    std::cout << "== allreduce: " << G << " GPU(s), message sizes " << o.sizes.front() << " ... "
+              << o.sizes.back() << "\n";
+    notes.push_back("NCCL_NVLS_ENABLE=" + std::string(std::getenv("NCCL_NVLS_ENABLE")
+                                                          ? std::getenv("NCCL_NVLS_ENABLE")
+                                                          : "(unset: NCCL may use NVLink "
+                                                            "multicast where the system has it)"));
+    finish(table, notes, o, "allreduce");
+    return table.all_passed();
+}
+
+}  // namespace
+
+int run(const Options& o) {
+    disable_nvlink_multicast();
+    const std::vector<int> devices = visible_gpus(o);
+    std::cout << "multi_gpu: " << devices.size() << " GPU(s) from device " << devices.front()
+              << "; NCCL: " << nccl_version() << "\n\n";
+    bool passed = true;
+    double link_gbs = 0;
+    if (o.wants("topology")) {
+        passed = run_topology(devices, o, link_gbs) && passed;
+    }
+    if (o.wants("reduction")) {
+        passed = run_sharded_reduction(devices, o) && passed;
+    }
+    if (o.wants("histogram")) {
+        passed = run_sharded_histogram(devices, o) && passed;
+    }
+    if (o.wants("allreduce")) {
+        passed = run_allreduce(devices, o, link_gbs) && passed;
+    }
+    return ct::to_int(passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+}
+
+}  // namespace multi_gpu

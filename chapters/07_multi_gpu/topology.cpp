@@ -1,0 +1,107 @@
+// Topology: which GPUs can reach each other's memory, and how fast bytes move between them along
+// each path. The copy figures are the ceiling for everything later in the chapter: an all-reduce
+// cannot move data faster than the link does.
+#include "topology.hpp"
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+
+namespace ct = cudatutorial;
+
+namespace multi_gpu {
+
+CopyMeasurement measure_copy(int from, int to, CopyPath path, std::size_t bytes,
+                             const ct::BenchmarkConfig& base_config) {
+    const bool peer = path == CopyPath::kPeerAccess || path == CopyPath::kPeerBidirectional;
+    const GpuSet pair({from, to}, peer);
+    if (peer && !(pair.peer_enabled(0, 1) && pair.peer_enabled(1, 0))) {
+        throw ct::UsageError("GPUs " + std::to_string(from) + " and " + std::to_string(to) +
+                             " have no peer access");
+    }
+    ct::DeviceBuffer<unsigned char> src_a;
+    ct::DeviceBuffer<unsigned char> dst_a;
+    ct::DeviceBuffer<unsigned char> src_b;
+    ct::DeviceBuffer<unsigned char> dst_b;
+    {
+        const DeviceGuard guard(from);
+        src_a = ct::DeviceBuffer<unsigned char>(bytes);
+        dst_a = ct::DeviceBuffer<unsigned char>(bytes);
+        src_a.fill_bytes(0x5a);
+    }
+    {
+        const DeviceGuard guard(to);
+        src_b = ct::DeviceBuffer<unsigned char>(bytes);
+        dst_b = ct::DeviceBuffer<unsigned char>(bytes);
+        src_b.fill_bytes(0xa5);
+        dst_b.fill_bytes(0);
+    }
+    ct::PinnedBuffer<unsigned char> host(path == CopyPath::kHostStaged ? bytes : 0);
+    const ForkJoin order(pair);
+
+    const auto copy = [&](cudaStream_t) {
+        switch (path) {
+            case CopyPath::kHostStaged: {
+                const DeviceGuard guard(from);
+                CT_CHECK(cudaMemcpyAsync(host.data(), src_a.data(), bytes, cudaMemcpyDeviceToHost,
+                                         pair.stream(0)));
+                order.fork();  // GPU `to` starts its half when the bytes are in host memory
+                const DeviceGuard guard_to(to);
+                CT_CHECK(cudaMemcpyAsync(dst_b.data(), host.data(), bytes, cudaMemcpyHostToDevice,
+                                         pair.stream(1)));
+                order.join();
+                break;
+            }
+            case CopyPath::kPeerNoAccess:
+            case CopyPath::kPeerAccess: {
+                const DeviceGuard guard(from);
+                CT_CHECK(cudaMemcpyPeerAsync(dst_b.data(), to, src_a.data(), from, bytes,
+                                             pair.stream(0)));
+                break;
+            }
+            case CopyPath::kPeerBidirectional: {
+                order.fork();
+                {
+                    const DeviceGuard guard(from);
+                    CT_CHECK(cudaMemcpyPeerAsync(dst_b.data(), to, src_a.data(), from, bytes,
+                                                 pair.stream(0)));
+                }
+                {
+                    const DeviceGuard guard(to);
+                    CT_CHECK(cudaMemcpyPeerAsync(dst_a.data(), from, src_b.data(), to, bytes,
+                                                 pair.stream(1)));
+                }
+                order.join();
+                break;
+            }
+        }
+    };
+    // Verified: the first and last bytes that arrived are the pattern that was sent.
+    const auto verify = [&] {
+        unsigned char first = 0;
+        unsigned char last = 0;
+        dst_b.copy_to_host(&first, 1);
+        CT_CHECK(cudaMemcpy(&last, dst_b.data() + bytes - 1, 1, cudaMemcpyDeviceToHost));
+        if (first != 0x5a || last != 0x5a) {
+            return ct::Verification::fail("copied bytes differ from the source");
+        }
+        if (path == CopyPath::kPeerBidirectional) {
+            dst_a.copy_to_host(&first, 1);
+            if (first != 0xa5) {
+                return ct::Verification::fail("the reverse copy's bytes differ from the source");
+            }
+        }
+        return ct::Verification::pass();
+    };
+    ct::BenchmarkConfig config = base_config;
+    config.stream = pair.stream(0);
+    const DeviceGuard guard(from);  // the harness's events live on GPU `from`, like its stream
+    CopyMeasurement result;
+    result.path = path;
+    result.from = from;
+    result.to = to;
+    result.bytes = static_cast<double>(bytes) * (path == CopyPath::kPeerBidirectional ? 2 : 1);
+    result.measurement = ct::measure(copy, verify, config);
+    return result;
+}
+
+}  // namespace multi_gpu

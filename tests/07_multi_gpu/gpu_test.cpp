@@ -1,0 +1,216 @@
+// Chapter 7 on real GPUs: every all-reduce stage, the sharded reduction and the sharded
+// histogram against the CPU, for odd sizes and every number of GPUs from 1 to what the machine
+// has; then the one-process-per-GPU mode. Multi-GPU cases skip with a message below 2 GPUs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "gpu_test.hpp"
+#include "multi_gpu.hpp"
+#include "process.hpp"
+#include "sharded.hpp"
+
+namespace ct = cudatutorial;
+namespace mg = multi_gpu;
+
+namespace {
+
+#define CT_REQUIRE_GPUS(count)                                                \
+    do {                                                                      \
+        CT_REQUIRE_GPU();                                                     \
+        if (ct::cuda_device_count() < (count)) {                              \
+            GTEST_SKIP() << "needs " << (count) << " GPUs, this machine has " \
+                         << ct::cuda_device_count();                          \
+        }                                                                     \
+    } while (0)
+
+std::vector<int> first_devices(int count) {
+    std::vector<int> devices;
+    for (int i = 0; i < count; ++i) {
+        devices.push_back(i);
+    }
+    return devices;
+}
+
+// 1, 7, G - 1, a size just past a power of two, and (not under a sanitizer) a larger one.
+std::vector<std::size_t> sizes_for(int G) {
+    std::vector<std::size_t> sizes = {1, 7, static_cast<std::size_t>(std::max(G - 1, 1)), 1031,
+                                      (std::size_t{1} << 20) + 3};
+    if (!ct::testing::sanitizing()) {
+        sizes.push_back((std::size_t{1} << 22) + 5);
+    }
+    return sizes;
+}
+
+void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
+    SCOPED_TRACE(testing::Message() << "stage " << stage.id << ", G " << G << ", n " << n);
+    const mg::GpuSet gpus(first_devices(G));
+    if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
+        GTEST_SKIP() << "no peer access between all GPUs";
+    }
+    std::vector<ct::DeviceBuffer<float>> send;
+    std::vector<ct::DeviceBuffer<float>> recv;
+    std::vector<const float*> send_ptr;
+    std::vector<float*> recv_ptr;
+    for (int g = 0; g < G; ++g) {
+        const mg::DeviceGuard guard(g);
+        send.emplace_back(mg::allreduce_input(11, g, n));
+        recv.emplace_back(n);
+        recv.back().fill_bytes(0xff);  // NaN: an element never written fails
+        send_ptr.push_back(send.back().data());
+        recv_ptr.push_back(recv.back().data());
+    }
+    const std::vector<float> expected = mg::allreduce_expected(11, G, n);
+    const auto reducer = stage.make(gpus, n);
+    for (int run = 0; run < 2; ++run) {  // twice: state left by the first run must not matter
+        reducer->run(send_ptr, recv_ptr);
+        gpus.synchronize();
+        for (int g = 0; g < G; ++g) {
+            const std::vector<float> got = recv[g].to_host();
+            ASSERT_EQ(std::memcmp(got.data(), expected.data(), n * sizeof(float)), 0)
+                << "GPU " << g << ", run " << run << ": first element " << got[0] << " expected "
+                << expected[0];
+        }
+    }
+    // The inputs are never modified (out of place).
+    for (int g = 0; g < G; ++g) {
+        EXPECT_EQ(send[g].to_host(), mg::allreduce_input(11, g, n));
+    }
+}
+
+}  // namespace
+
+TEST(MultiGpuAllReduce, EveryStageOnOneGpuCopiesTheInput) {
+    CT_REQUIRE_GPUS(1);
+    for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{1031}}) {
+            check_allreduce(1, stage, n);
+        }
+    }
+}
+
+TEST(MultiGpuAllReduce, EveryStageMatchesTheCpuForEveryGpuCount) {
+    CT_REQUIRE_GPUS(2);
+    for (int G = 2; G <= ct::cuda_device_count(); ++G) {
+        for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
+            for (std::size_t n : sizes_for(G)) {
+                check_allreduce(G, stage, n);
+            }
+        }
+    }
+}
+
+namespace {
+
+std::vector<mg::Combine> combines_for(const mg::GpuSet& gpus) {
+    std::vector<mg::Combine> combines = {mg::Combine::kHost};
+    if (gpus.size() > 1 && gpus.all_peers_enabled()) {
+        combines.push_back(mg::Combine::kPeer);
+    }
+    if (gpus.size() > 1 && mg::nccl_available()) {
+        combines.push_back(mg::Combine::kNccl);
+    }
+    return combines;
+}
+
+void check_sharded_reduction(int G, std::size_t n, const std::string& stage) {
+    const mg::GpuSet gpus(first_devices(G));
+    const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, 3);
+    const int expected = reduction::reference_sum(host);
+    const auto shards = mg::upload_shards(gpus, host);
+    const mg::DeviceGuard guard(0);
+    ct::DeviceBuffer<int> total(1);
+    for (mg::Combine combine : combines_for(gpus)) {
+        SCOPED_TRACE(testing::Message() << "G " << G << " n " << n << " stage " << stage
+                                        << " combine " << mg::combine_name(combine));
+        const mg::ShardedReduction job(gpus, shards, stage, 256, combine);
+        for (int run = 0; run < 2; ++run) {
+            total.fill_bytes(0xff);
+            job.run(total.data());
+            gpus.synchronize();
+            int got = 0;
+            total.copy_to_host(&got, 1);
+            ASSERT_EQ(got, expected) << "run " << run;
+        }
+    }
+}
+
+void check_sharded_histogram(int G, std::size_t n, const histogram::Binning& binning) {
+    const mg::GpuSet gpus(first_devices(G));
+    const auto host = histogram::generate_input(histogram::Distribution::kRandomBytes, n, 5);
+    const histogram::Histogram expected = histogram::reference_histogram(host, binning);
+    const auto shards = mg::upload_shards(gpus, host);
+    const mg::DeviceGuard guard(0);
+    ct::DeviceBuffer<unsigned int> total(static_cast<std::size_t>(binning.bins()));
+    for (mg::Combine combine : combines_for(gpus)) {
+        SCOPED_TRACE(testing::Message() << "G " << G << " n " << n << " " << binning.describe()
+                                        << " combine " << mg::combine_name(combine));
+        const mg::ShardedHistogram job(gpus, shards, "8", binning, 256, combine);
+        for (int run = 0; run < 2; ++run) {
+            total.fill_bytes(0xff);
+            job.run(total.data());
+            gpus.synchronize();
+            const histogram::Comparison c =
+                histogram::compare_histograms(expected, total.to_host(), binning);
+            ASSERT_TRUE(c.equal) << c.detail;
+        }
+    }
+}
+
+}  // namespace
+
+TEST(MultiGpuSharded, ReductionMatchesTheCpuForEveryGpuCount) {
+    CT_REQUIRE_GPUS(1);
+    for (int G = 1; G <= ct::cuda_device_count(); ++G) {
+        for (std::size_t n : sizes_for(G)) {
+            check_sharded_reduction(G, n, "12");
+        }
+        check_sharded_reduction(G, 1031, "cub");
+    }
+}
+
+TEST(MultiGpuSharded, HistogramMatchesTheCpuForEveryGpuCount) {
+    CT_REQUIRE_GPUS(1);
+    for (int G = 1; G <= ct::cuda_device_count(); ++G) {
+        for (std::size_t n : sizes_for(G)) {
+            check_sharded_histogram(G, n, histogram::Binning::bytes());
+            check_sharded_histogram(G, n, histogram::Binning::letters(4));
+        }
+    }
+}
+
+TEST(MultiGpuSharded, CombiningNeedsWhatItUses) {
+    CT_REQUIRE_GPUS(1);
+    const mg::GpuSet one({0});
+    EXPECT_NO_THROW(mg::PartialCombiner(one, 1, mg::Combine::kHost));
+    EXPECT_THROW(mg::GpuSet({0, 0}), ct::UsageError);
+    EXPECT_THROW(mg::GpuSet({ct::cuda_device_count()}), ct::UsageError);
+}
+
+TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
+    CT_REQUIRE_GPUS(2);
+    if (!mg::nccl_available()) {
+        GTEST_SKIP() << "this build has no NCCL";
+    }
+    const std::string args = " --ranks 2 --n 1048579 --sizes 4Ki,4Mi --reps 3 --warmup 1";
+    const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+}
+
+TEST(MultiGpuRanks, MpirunStartsTheRanks) {
+    CT_REQUIRE_GPUS(2);
+    const std::string mpirun = MULTI_GPU_MPIRUN;
+    if (mpirun.empty() || !mg::nccl_available()) {
+        GTEST_SKIP() << "this build has no MPI (or no NCCL)";
+    }
+    const std::string command = mpirun + " --allow-run-as-root --oversubscribe -np 2 " +
+                                MULTI_GPU_BIN + " --n 1048579 --sizes 4Ki --reps 3 --warmup 1";
+    const auto result = ct::testing::run_process(command);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("launched by"), std::string::npos) << result.output;
+}
