@@ -273,8 +273,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
         table.print(std::cout);
         std::cout << (all ? "every rank verified its results\n"
                           : "at least one rank's results did not match the CPU (see its output)\n");
-        table.write_files(o.output_path(o.common.csv_path, "ranks"),
-                          o.output_path(o.common.json_path, "ranks"));
+        table.write_files(o.common.csv_path, o.common.json_path);  // one table: the paths as given
     } else if (!table.all_passed()) {
         for (const ct::ResultRow& row : table.rows()) {
             if (!row.passed) {
