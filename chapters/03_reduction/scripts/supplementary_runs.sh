@@ -23,7 +23,7 @@ if [ -z "${SKIP_SWEEP:-}" ]; then
 fi
 
 if [ -z "${SKIP_NCU:-}" ]; then
-  metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__thread_inst_executed_pred_on_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__inst_executed_op_barrier.sum
+  metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__thread_inst_executed_pred_on_per_inst_executed.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
   stages=1,2,3,4,5,6,7,8,9,10,11
   # The first launch of each kernel function is its first pass (the later passes reuse it).
   ncu --clock-control none --kernel-id ::regex:reduce_:1 --metrics "$metrics" --csv \
@@ -37,6 +37,13 @@ if [ -z "${SKIP_NCU:-}" ]; then
         grep -E '^"' >>"$out/reduction_ncu_raw.csv"
     done
   fi
+fi
+
+if [ -z "${SKIP_STALLS:-}" ]; then
+  # What the warps of stages 3-7 wait for: a barrier, or a global load (long scoreboard).
+  stalls=gpu__time_duration.sum,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
+  ncu --clock-control none --kernel-id ::regex:reduce_:1 --metrics "$stalls" --csv \
+    "$bin" --stage 3,4,5,6,7,10 --n 2^25 --block 256 --reps 1 --warmup 0 >"$out/reduction_ncu_stalls_raw.csv" 2>>"$out/ncu.log"
 fi
 
 if [ -z "${SKIP_HINT:-}" ]; then

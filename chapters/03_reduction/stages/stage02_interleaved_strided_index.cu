@@ -10,10 +10,15 @@
 //   step s=4:  t0: [0]+=[4]   t1: [8]+=[12]  ...
 //
 // Why it should be faster: no divergence inside a warp until fewer than 32 threads work, and no
-// modulo. The new problem: in step s, thread t touches sdata[2*s*t]: neighbouring threads are
-// 2s words apart, so from s = 16 on, 32 threads of a warp hit the same few of the 32 shared-
-// memory banks (a 2s-way bank conflict: the access is replayed).
-// What to look for: a clear gain over stage 1 (the seed saw 1.7x on V100).
+// modulo. The new problem: in step s, thread t touches sdata[2*s*t] and sdata[2*s*t + s]:
+// neighbouring threads are 2s words apart, so the lanes of a warp fall on only 16/s of the 32
+// shared-memory banks (one bank from s = 16 on). Bank conflicts start at the FIRST step: at
+// s = 1, lanes t and t+16 read words 32 apart, the same bank (2-way). A full warp is 2s-way
+// (2, 4, 8, 16, 32-way for s = 1 ... 16); a warp with only `a` lanes left puts them on
+// min(a, 16/s) banks. The old text here (and the seed article) said "from s = 16 on". The
+// README draws the bank map and checks the count against ncu (scripts/bank_conflicts.py: 70
+// extra passes per block of 256, 9.2 M for 2^25 ints; ncu counts 9.46 M).
+// What to look for: a clear gain over stage 1 (the seed saw 1.7x on V100) despite the conflicts.
 #include "device_helpers.cuh"
 
 namespace reduction::detail {

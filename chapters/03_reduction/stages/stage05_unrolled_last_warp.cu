@@ -8,9 +8,10 @@
 //   then for offset 16, 8, 4, 2, 1:          sync; v += sdata[t+offset]; sync; sdata[t] = v
 //
 // The two __syncwarp() per step are what the historical version (stage05_historical_volatile_
-// last_warp.cu) left out: the first orders every lane's READ of sdata[t+offset] before lane
-// t+offset's WRITE of sdata[t+offset]; the second makes the writes visible before the next
-// step reads them. __syncwarp() is a barrier among the lanes of one warp only - cheap.
+// last_warp.cu) left out: the first (before the read) makes every lane's WRITE of the previous
+// step visible before anyone reads sdata[t+offset]; the second (between the read and the write)
+// orders every lane's READ of sdata[t+offset] before lane t+offset overwrites that word.
+// __syncwarp() is a barrier among the lanes of one warp only - cheap.
 // Why it should be faster: fewer block-wide barriers, no `tid < s` tests in the last steps.
 // What to look for: a small gain at most; on the V100 the seed did not even time this form.
 #include "device_helpers.cuh"

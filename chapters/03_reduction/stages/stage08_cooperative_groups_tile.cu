@@ -12,6 +12,9 @@
 // Why it might be faster: it should not be. The tile is the same 32 threads and tile.sync() the
 // same warp barrier as __syncwarp(); on the H100 build, cuobjdump counts the same BAR.SYNC and LDG
 // instructions in this object as in stage 7's, and no separate warp-barrier instruction in either.
+// That does not make tile.sync() / __syncwarp() removable: it is also a memory barrier for the
+// COMPILER, which may otherwise keep sdata[t] in a register or move a load above another lane's
+// store - the bug of the historical stage 5.
 // This stage is about expressing the warp as a group, which stage 9 then uses for shuffles and
 // the beyond-the-book stages for cg::reduce.
 // What to look for: the same time as stage 7 (the seed measured 0.999x on V100).

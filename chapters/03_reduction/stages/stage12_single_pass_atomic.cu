@@ -10,7 +10,8 @@
 // order and the result is still exact and reproducible (it would not be for float).
 // Prediction: about stage 11's time; 1056 atomics to one address are negligible next to 128 MiB
 // of loads; the memset may cost as much as the last-block bookkeeping saves.
-// What to look for: whether the memset shows at 2^25.
+// What to look for: whether the memset shows at 2^25. The table's launches column reads
+// "1 + memset": one kernel, but two operations on the stream.
 #include "vectorized.cuh"
 
 namespace reduction::detail {
