@@ -20,6 +20,11 @@ COLUMNS = [
     ("Block Limit Warps", "block limit warps", None),
     ("Block Limit SM", "block limit SM", None),
     ("Block Limit Registers", "block limit regs", None),
+    # Latency hiding, per scheduler (4 per SM): resident warps, warps ready to issue, and the
+    # share of cycles in which an instruction was issued. Shown when the CSV has them.
+    ("smsp__warps_active.avg.per_cycle_active", "warps/scheduler", None),
+    ("smsp__warps_eligible.avg.per_cycle_active", "eligible/scheduler", None),
+    ("smsp__issue_active.avg.pct_of_peak_sustained_active", "issue active %", None),
 ]
 
 
@@ -37,12 +42,13 @@ def main(path):
     last = {}  # block shape -> its last launch
     for launch in launches.values():
         last[launch["block"]] = launch
-    rows = [["block", "grid", *[label for _, label, _ in COLUMNS]]]
+    columns = [c for c in COLUMNS if any(c[0] in launch for launch in last.values())]
+    rows = [["block", "grid", *[label for _, label, _ in columns]]]
     for block, launch in last.items():
         shape = "(" + ",".join(block.strip("()").split(", ")[:2]) + ")"
         grid = launch["grid"].strip("()").split(", ")
         cells = [shape, f"{grid[0]} x {grid[1]}"]
-        for key, _, fmt in COLUMNS:
+        for key, _, fmt in columns:
             value = launch.get(key, "-")
             cells.append(fmt(value) if fmt and value != "-" else value)
         rows.append(cells)
@@ -54,7 +60,7 @@ def main(path):
             print("-" * (sum(widths) + 2 * (len(widths) - 1)))
     print()
     print("one row per block shape: its last launch (the timed one); ncu --clock-control none")
-    print("metrics: " + ", ".join(f"{label} = {key}" for key, label, _ in COLUMNS))
+    print("metrics: " + ", ".join(f"{label} = {key}" for key, label, _ in columns))
     return 0
 
 
