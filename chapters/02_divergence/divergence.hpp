@@ -97,7 +97,7 @@ std::uint32_t long_path_a(std::uint32_t tid, int work);
 std::uint32_t long_path_b(std::uint32_t tid, int work);
 
 /// out[tid] = (branch ? long_path_a : long_path_b)(tid, work) for tid < n, with the branch on
-/// tid % 2 (every warp runs both loops, one after the other, half its lanes idle in each).
+/// tid % 2 (every warp issues both loops, each for half its lanes).
 void launch_long_even_odd_divergent(std::uint32_t* out, int n, int work, int block,
                                     cudaStream_t stream);
 /// The same work with the branch on (tid / warpSize) % 2: each warp runs one loop.

@@ -1,9 +1,10 @@
 // Stage 1, even/odd branch (the textbook's mathKernel1): divergent by construction.
 //
 // Even threads take the if-path, odd threads the else-path, so every warp holds 16 lanes of
-// each. In SIMT execution a warp runs both paths one after the other with half its lanes
-// masked off in each. What to look for: nothing, in the time. The branch bodies are one
-// assignment each, so the compiler does not branch at all: it computes the condition and
+// each. A divergent warp issues both paths, each with only its own 16 lanes active (since Volta
+// the two groups are scheduled independently and may be interleaved; see the README's
+// independent-thread-scheduling section). What to look for: nothing, in the time. The branch bodies
+// are one assignment each, so the compiler does not branch at all: it computes the condition and
 // selects 100 or 200 (predication / a select instruction), and the kernel is limited by its
 // stores anyway. ncu's branch-uniformity metric shows no divergence here (see the README), and
 // the time equals stage 2's. Stage 5 makes the bodies long enough for divergence to show.

@@ -4,8 +4,10 @@
 // independent states; the two paths use different shift triples, so they cost the same), too long
 // to predicate, so the compiler emits a real branch. Two kernels do exactly the same work and
 // differ only in the branch condition:
-//  - long_even_odd_divergent: tid % 2, so every warp runs the if-loop with its 16 even lanes
-//    and then the else-loop with its 16 odd lanes: each warp issues both loops;
+//  - long_even_odd_divergent: tid % 2, so every warp issues the if-loop for its 16 even lanes
+//    and the else-loop for its 16 odd lanes: both loops, each at half width. The two groups are
+//    scheduled independently (Volta and later) and, in the sm_90 code, never reconverge: the
+//    compiler copies the store and the exit into both paths, so there is no BSSY/BSYNC;
 //  - long_warp_aligned: (tid / warpSize) % 2, so each warp runs one loop with all 32 lanes.
 // The work is integer arithmetic on registers (no sinf: its slow path diverges by itself and
 // would blur the comparison). Four independent chains per thread make the kernels limited by
