@@ -11,7 +11,12 @@ CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
 # A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
 PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
 RESULTS     ?= docs/results
+COMPARE_OUT ?= docs/compare
 CHAPTER     ?= reduction
+# What `make deps` installs (Debian/Ubuntu); through sudo when not run as root.
+DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev doxygen graphviz python3 \
+               python3-matplotlib
+SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: all build configure test test-cpu test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
         docs-tables plots compare bench sanitize profile clean deps format help
@@ -29,25 +34,46 @@ configure:
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# ctest with its own output and exit status untouched, then a line or two on what did not run
+# and why (ctest lists skipped and disabled tests bare; scripts/test_summary.sh gives the reasons).
+define run_ctest
+@mkdir -p $(BUILD_DIR)/Testing; echo "$(CTEST) $(1)"; \
+{ $(CTEST) $(1) 2>&1; echo $$? > $(BUILD_DIR)/Testing/make-ctest.status; } \
+  | tee $(BUILD_DIR)/Testing/make-ctest.log; \
+sh scripts/test_summary.sh $(BUILD_DIR) $(BUILD_DIR)/Testing/make-ctest.log; \
+exit $$(cat $(BUILD_DIR)/Testing/make-ctest.status)
+endef
+
 test: build
-	$(CTEST) -j $(JOBS)
+	$(call run_ctest,-j $(JOBS))
 
 test-cpu: build
-	$(CTEST) -j $(JOBS) -L cpu
+	$(call run_ctest,-j $(JOBS) -L cpu)
 
 test-gpu: build
-	$(CTEST) -L gpu
+	$(call run_ctest,-L gpu)
+
+# A program's exit code (README, "Exit codes"), said after it fails. GNU make then reports the
+# failed command as "Error <code>" and itself exits with 2, whatever the code was.
+explain_exit = case $(2) in \
+  1) why="a result did not match the CPU reference";; \
+  2) why="bad usage or input, nothing ran on the GPU";; \
+  3) why="no usable GPU, or a CUDA error";; \
+  *) why="see the README's exit codes";; esac; \
+  echo "=> $(1) exited with $(2): $$why (make reports it as Error $(2) and exits with 2)"
 
 run: build
 	@status=0; for chapter in $(CHAPTERS); do \
 	  if [ -x $(BUILD_DIR)/bin/$$chapter ]; then \
 	    echo; echo "######## $$chapter ########"; \
-	    $(BUILD_DIR)/bin/$$chapter || status=$$?; \
+	    $(BUILD_DIR)/bin/$$chapter; code=$$?; \
+	    if [ $$code -ne 0 ]; then $(call explain_exit,$$chapter,$$code); status=$$code; fi; \
 	  fi; \
 	done; exit $$status
 
 $(addprefix run-,$(CHAPTERS)): run-%: build
-	$(BUILD_DIR)/bin/$* $(ARGS)
+	@echo "$(BUILD_DIR)/bin/$* $(ARGS)"; $(BUILD_DIR)/bin/$* $(ARGS); code=$$?; \
+	if [ $$code -ne 0 ]; then $(call explain_exit,$*,$$code); fi; exit $$code
 
 docs: configure
 	cmake --build $(BUILD_DIR) --target docs
@@ -56,14 +82,20 @@ docs: configure
 docs-tables:
 	python3 scripts/results_tables.py
 
+# One folder per GPU under $(RESULTS); a folder without result JSON (nothing measured yet) is
+# passed over. The files are reproducible: unchanged results give unchanged files.
 plots:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
-	for dir in $(RESULTS)/*/; do $(PLOT_PYTHON) scripts/plot_results.py plot $$dir; done
+	@for dir in $(RESULTS)/*/; do \
+	  if ls $$dir*.json >/dev/null 2>&1; then $(PLOT_PYTHON) scripts/plot_results.py plot $$dir || exit $$?; \
+	  else echo "$$dir: no result JSON, skipped"; fi; \
+	done
 
+# Written outside $(RESULTS), which holds one folder per GPU.
 compare:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
-	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="docs/results/a docs/results/b" [OUT=dir]'; exit 2; }
-	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(RESULTS)/compare)
+	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b" [OUT=dir, default $(COMPARE_OUT)]'; exit 2; }
+	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(COMPARE_OUT))
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR) $(RESULTS)
@@ -80,8 +112,8 @@ format:
 	  | xargs clang-format -i
 
 deps:
-	apt-get update && apt-get install -y --no-install-recommends \
-	  cmake ninja-build g++ libgtest-dev libcli11-dev doxygen graphviz python3 python3-matplotlib
+	@echo "installing with apt-get$(if $(SUDO), through sudo,) (needs root): $(DEPS)"
+	$(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(DEPS)
 
 clean:
 	rm -rf $(BUILD_DIR)
@@ -97,10 +129,11 @@ help:
 	@echo "make bench         every chapter with the class options -> $(RESULTS)/<gpu>/ (JSON, CSV, output, plots, summary)"
 	@echo "make docs-tables   regenerate the README tables from the committed results"
 	@echo "make plots         bar charts (PNG, SVG) for every results folder"
-	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs, side by side"
+	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs, side by side -> $(COMPARE_OUT)/"
 	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "make profile CHAPTER=reduction   Nsight Compute metrics (the textbook's nvprof ones) as a table"
 	@echo "make format        clang-format every source file"
-	@echo "make deps          install the system packages (Debian/Ubuntu, as root)"
+	@echo "make deps          install the system packages (Debian/Ubuntu; root or sudo): $(DEPS)"
 	@echo "make clean         remove $(BUILD_DIR)"
-	@echo "variables: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) JOBS=$(JOBS) CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\""
+	@echo "variables, with their current values: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) JOBS=$(JOBS) CMAKE_ARGS=\"$(CMAKE_ARGS)\" ARGS=\"$(ARGS)\" CHAPTER=$(CHAPTER) RESULTS=$(RESULTS) COMPARE_OUT=$(COMPARE_OUT)"
+	@echo "  for example: make BUILD_TYPE=Debug, make CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\", make run-reduction ARGS=\"--n 2^28\""

@@ -7,13 +7,14 @@
         peak, side by side) and a grouped bar chart, written to DIR
 
 Reads the JSON that every chapter writes with --json (ResultTable::write_json). Needs matplotlib
-(Debian: python3-matplotlib).
+(Debian: python3-matplotlib). The files are reproducible: the same results and matplotlib give
+the same bytes (no date in the SVG metadata, fixed SVG ids), so re-plotting unchanged results
+leaves git with nothing to commit.
 """
 import argparse
 import json
 import pathlib
 import sys
-import textwrap
 
 
 def load_results(folder):
@@ -38,11 +39,50 @@ def baseline_row(doc):
     return next((row for row in doc["rows"] if row["id"] == doc.get("baseline")), None)
 
 
+# Fixed so that re-plotting unchanged results writes identical files: the SVG ids (clip paths,
+# glyphs) are hashes salted with this instead of a random salt, and no file records a date.
+SVG_HASH_SALT = "cuda-step-by-step"
+SAVE_METADATA = {"svg": {"Date": None}, "png": {}}
+
+
+def save(fig, path, suffix):
+    fig.savefig(path, dpi=110, metadata=SAVE_METADATA[suffix])
+
+
+def wrap_parameters(params, width=110):
+    """"k v, k v, ..." lines of at most `width` characters, never splitting one "k v" item (a
+    long item, or one holding a '-' such as "expected sum (mod 2^32) -1946741488", stays whole)."""
+    lines, line = [], ""
+    for item in (f"{k} {v}" for k, v in params.items()):
+        candidate = f"{line}, {item}" if line else item
+        if line and len(candidate) > width:
+            lines.append(line + ",")
+            line = item
+        else:
+            line = candidate
+    if line:
+        lines.append(line)
+    return lines
+
+
+def readable_log_ticks(axis, plt):
+    """Plain numbers on a log axis ("0.06", not 6x10^-2), labelling the 2x and 5x minor ticks
+    too: enough to read a bar, not a crowd of digits."""
+    axis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(plt.FuncFormatter(
+        lambda value, _: f"{value:g}" if f"{value:.0e}"[0] in "25" else ""))
+
+
+def row_label(row):
+    """A row as the tables show it: id and stage name ("3 sequential_addressing")."""
+    return f"{row['id']} {row['name']}" if row.get("name") else str(row["id"])
+
+
 def plot_one(stem, doc, out_dir, plt):
     rows = timed_rows(doc)
     if not rows:
         return []
-    labels = [f"{row['id']} {row['name']}" for row in rows]
+    labels = [row_label(row) for row in rows]
     colors = ["#4c72b0" if row["passed"] else "#c44e52" for row in rows]
     base = baseline_row(doc)
     has_peak = any(row.get("percent_of_peak") is not None for row in rows)
@@ -55,10 +95,7 @@ def plot_one(stem, doc, out_dir, plt):
     ax.set_yticks(list(positions), labels)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:g}"))
-    # Label only the 2x and 5x minor ticks: enough to read a bar, not a crowd of digits.
-    ax.xaxis.set_minor_formatter(plt.FuncFormatter(
-        lambda value, _: f"{value:g}" if f"{value:.0e}"[0] in "25" else ""))
+    readable_log_ticks(ax.xaxis, plt)
     ax.tick_params(axis="x", which="minor", labelsize="x-small")
     ax.set_xlabel("median time, ms (log scale; lower is better)")
     if base and base.get("median_ms"):
@@ -75,14 +112,13 @@ def plot_one(stem, doc, out_dir, plt):
         if base and base.get("percent_of_peak"):
             ax.axvline(base["percent_of_peak"], color="#dd8452", linestyle="--")
     run = doc["run"]
-    params = ", ".join(f"{k} {v}" for k, v in run.get("parameters", {}).items())
     fig.suptitle(f"{doc['program']}: {run['gpu']}, CUDA {run['cuda_runtime']}\n" +
-                 "\n".join(textwrap.wrap(params, 110)), fontsize="medium")
+                 "\n".join(wrap_parameters(run.get("parameters", {}))), fontsize="medium")
     fig.tight_layout()
     written = []
     for suffix in ("png", "svg"):
         path = out_dir / f"{stem}.{suffix}"
-        fig.savefig(path, dpi=110)
+        save(fig, path, suffix)
         written.append(path)
     plt.close(fig)
     return written
@@ -98,47 +134,68 @@ def comparison_table(stem, docs):
             if row["id"] not in ids:
                 ids.append(row["id"])
                 names[row["id"]] = row["name"]
+    has_peak = any(row.get("percent_of_peak") is not None for doc in docs for row in doc["rows"])
     header = ["id", "kernel"]
     for gpu in gpus:
-        header += [f"{gpu} ms", f"{gpu} % peak"]
+        header += [f"{gpu} ms", f"{gpu} % peak"] if has_peak else [f"{gpu} ms"]
     lines = [f"### {stem}", "", "| " + " | ".join(header) + " |",
              "|" + "|".join(["--"] * len(header)) + "|"]
     for row_id in ids:
-        cells = [row_id, names[row_id]]
+        cells = [row_id, f"`{names[row_id]}`"]
         for doc in docs:
             row = next((r for r in doc["rows"] if r["id"] == row_id), None)
             ms = row.get("median_ms") if row else None
             pct = row.get("percent_of_peak") if row else None
-            cells += [f"{ms:.4g}" if ms is not None else "–", f"{pct:.1f}" if pct is not None else "–"]
+            cells.append(f"{ms:.4g}" if ms is not None else "–")
+            if has_peak:
+                cells.append(f"{pct:.1f}" if pct is not None else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def plot_comparison(stem, docs, out_dir, plt):
-    ids = [row["id"] for row in timed_rows(docs[0])]
+    """Grouped bars, one colour per GPU, one group per stage (labelled "id name"): median time,
+    and % of each GPU's own peak when the table has a bandwidth column at all."""
+    rows = timed_rows(docs[0])
+    ids = [row["id"] for row in rows]
+    labels = [row_label(row) for row in rows]
+    has_peak = any((row.get("percent_of_peak") is not None) for doc in docs for row in doc["rows"]
+                   if row["id"] in ids)
+    panels = 2 if has_peak else 1
     width = 0.8 / len(docs)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 0.45 * len(ids) * len(docs) / 1.5 + 2))
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels + 1.5,
+                                                 0.45 * len(ids) * len(docs) / 1.5 + 2),
+                             squeeze=False)
+    axes = axes[0]
     for k, doc in enumerate(docs):
         by_id = {row["id"]: row for row in doc["rows"]}
         ys = [i + k * width for i in range(len(ids))]
         ms = [(by_id.get(i) or {}).get("median_ms") or 0 for i in ids]
-        pct = [(by_id.get(i) or {}).get("percent_of_peak") or 0 for i in ids]
         axes[0].barh(ys, ms, height=width, label=doc["run"]["gpu"])
-        axes[1].barh(ys, pct, height=width, label=doc["run"]["gpu"])
-    for ax in axes:
-        ax.set_yticks([i + 0.4 - width / 2 for i in range(len(ids))], ids)
+        if has_peak:
+            pct = [(by_id.get(i) or {}).get("percent_of_peak") or 0 for i in ids]
+            axes[1].barh(ys, pct, height=width, label=doc["run"]["gpu"])
+    for n, ax in enumerate(axes):
+        ax.set_yticks([i + 0.4 - width / 2 for i in range(len(ids))],
+                      labels if n == 0 else [""] * len(ids))
         ax.invert_yaxis()
     axes[0].set_xscale("log")
-    axes[0].set_xlabel("median ms (log scale)")
-    axes[1].set_xlabel("% of each GPU's own theoretical bandwidth")
-    axes[1].set_xlim(0, 100)
-    axes[1].legend(fontsize="small")
-    fig.suptitle(f"{stem}: the same stages on {len(docs)} GPUs")
-    fig.tight_layout()
+    readable_log_ticks(axes[0].xaxis, plt)
+    axes[0].tick_params(axis="x", which="minor", labelsize="x-small")
+    axes[0].set_xlabel("median time, ms (log scale; lower is better)")
+    if has_peak:
+        axes[1].set_xlabel("% of each GPU's own theoretical DRAM bandwidth (higher is better)")
+        axes[1].set_xlim(0, 100)
+    # One legend for the figure, between the title and the panels, where no bar can hide it.
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.suptitle(f"{stem}: the same stages on {len(docs)} GPUs", y=0.995)
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.965),
+               ncol=min(len(docs), 3), fontsize="small", frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.94 - 0.02 * ((len(docs) - 1) // 3)))
     written = []
     for suffix in ("png", "svg"):
         path = out_dir / f"compare_{stem}.{suffix}"
-        fig.savefig(path, dpi=110)
+        save(fig, path, suffix)
         written.append(path)
     plt.close(fig)
     return written
@@ -148,6 +205,7 @@ def import_pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
+        matplotlib.rcParams["svg.hashsalt"] = SVG_HASH_SALT
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
@@ -184,7 +242,8 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     plt = import_pyplot()
     markdown = ["# Comparison", "",
-                "Median milliseconds and % of each GPU's own theoretical DRAM bandwidth.", ""]
+                "Median milliseconds (lower is better) and % of each GPU's own theoretical DRAM "
+                "bandwidth (higher is better), where the table has one.", ""]
     for stem in shared:
         docs = [results[stem] for results in loaded]
         markdown.append(comparison_table(stem, docs))
