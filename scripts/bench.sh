@@ -8,7 +8,8 @@ build=${1:-build}
 root=${2:-docs/results}
 device=${DEVICE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
-cases="$here/bench_cases.txt"
+# CT_BENCH_CASES and CT_BENCH_SUFFIX are set by the multi-GPU pass at the end of this script.
+cases="${CT_BENCH_CASES:-$here/bench_cases.txt}"
 
 # Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
 scratch=$(mktemp -d)
@@ -51,7 +52,7 @@ while read -r name exe args; do
   summary_rows+="| $name | \`$exe $args\` | $status | $seconds |"$'\n'
 done <"$cases"
 
-read -r gpu slug driver runtime < <(python3 - "$scratch" <<'PY'
+read -r gpu slug driver runtime release < <(python3 - "$scratch" <<'PY'
 import json, pathlib, re, sys
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     try:
@@ -60,26 +61,28 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     except (ValueError, KeyError, TypeError):
         continue
     slug = re.sub(r"[^a-z0-9]+", "-", gpu.lower()).strip("-")
-    print(gpu.replace(" ", "_"), slug, run.get("cuda_driver", "?"), run.get("cuda_runtime", "?"))
+    print(gpu.replace(" ", "_"), slug, run.get("cuda_driver", "?"), run.get("cuda_runtime", "?"),
+          run.get("driver_version") or "unknown")
     break
 PY
 )
 if [ -z "${slug:-}" ]; then
   echo "bench: no run produced results (is there a CUDA device?)"; exit 3
 fi
-out="$root/$slug"
+out="$root/$slug${CT_BENCH_SUFFIX:-}"
 mkdir -p "$out"
 cp "$scratch"/* "$out"/
 echo "bench: ${gpu//_/ } -> $out (commit $commit$dirty)"
 
 cat >"$out/summary.md" <<MD
-# Bench run on ${gpu//_/ }
+# Bench run on ${gpu//_/ }${CT_BENCH_SUFFIX:+ (${CT_BENCH_SUFFIX#-})}
 
 | item | value |
 | --- | --- |
 | GPU | ${gpu//_/ } |
 | CUDA runtime | $runtime |
-| CUDA driver | $driver |
+| NVIDIA driver | $release |
+| CUDA version the driver supports | $driver |
 | date | $date |
 | git commit | $commit$dirty |
 
@@ -90,6 +93,7 @@ MD
 python3 - "$out/summary.json" <<PY
 import json, sys
 json.dump({"gpu": "${gpu//_/ }", "cuda_runtime": "$runtime", "cuda_driver": "$driver",
+           "driver_version": "$release",
            "date": "$date", "git_commit": "$commit$dirty", "failed_runs": $failures},
           open(sys.argv[1], "w"), indent=2)
 PY
@@ -101,4 +105,11 @@ else
   echo "bench: matplotlib not found, no plots (make deps)"
 fi
 echo "bench: $failures run(s) failed; results in $out"
+# A machine with several GPUs also runs chapter 7's cases, into <gpu-slug>-x<G>/.
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ -z "${CT_BENCH_CASES:-}" ] && [ "${gpus:-0}" -ge 2 ]; then
+  echo "bench: $gpus GPUs: chapter 7's multi-GPU cases"
+  CT_BENCH_CASES="$here/bench_cases_multi_gpu.txt" CT_BENCH_SUFFIX="-x$gpus" "$0" "$build" "$root" ||
+    failures=$((failures + 1))
+fi
 exit $((failures > 0))

@@ -42,8 +42,11 @@ GpuSet::GpuSet(std::vector<int> devices, bool enable_peer_access) : devices_(std
     for (int i = 0; i < n; ++i) {
         const DeviceGuard guard(devices_[i]);
         cudaStream_t stream = nullptr;
-        // Non-blocking: no implicit ordering with the legacy default stream (chapter 6).
-        CT_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        // Blocking (chapter 6): work here waits for what the legacy default stream of the same
+        // GPU holds, which is where cudaMemset and cudaMemcpy go. A non-blocking stream would let
+        // a kernel start before the poison cudaMemset or the DMA of a cudaMemcpy from pageable
+        // memory had finished: our first run on two H200s read half-poisoned buffers that way.
+        CT_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault));
         streams_.push_back(stream);
         for (int j = 0; j < n; ++j) {
             if (i == j) {
@@ -97,6 +100,13 @@ void GpuSet::synchronize() const {
     for (int i = 0; i < size(); ++i) {
         const DeviceGuard guard(devices_[i]);
         CT_CHECK(cudaStreamSynchronize(streams_[i]));
+    }
+}
+
+void GpuSet::synchronize_devices() const {
+    for (int i = 0; i < size(); ++i) {
+        const DeviceGuard guard(devices_[i]);
+        CT_CHECK(cudaDeviceSynchronize());
     }
 }
 

@@ -108,7 +108,7 @@ namespace detail {
 struct NcclComms;  // one NCCL communicator per GPU of a set (nccl_support.cpp)
 }  // namespace detail
 
-/// Several GPUs, one non-blocking stream each, with peer access enabled between every pair that
+/// Several GPUs, one (blocking) stream each, with peer access enabled between every pair that
 /// supports it (when asked). Not copyable. Disables the peer access it enabled when destroyed.
 class GpuSet {
   public:
@@ -131,6 +131,9 @@ class GpuSet {
     bool all_peers_enabled() const;
     /// Waits for every GPU's stream.
     void synchronize() const;
+    /// Waits for everything on every GPU of the set (cudaDeviceSynchronize on each): after
+    /// setting buffers up with cudaMemset/cudaMemcpy, which may still be running when they return.
+    void synchronize_devices() const;
     /// NCCL communicators over the set (ncclCommInitAll), created at the first call: creating
     /// them takes far longer than any all-reduce, so every NCCL user of the set shares one.
     /// Throws UsageError where the build has no NCCL.

@@ -155,7 +155,8 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     const ct::DeviceInfo info_device = ct::select_device(device);
     const std::string id = exchange_id(env, o);
     const auto comm = detail::make_nccl_rank_comm(id, env.ranks, env.rank);
-    ct::CudaStream stream(cudaStreamNonBlocking);
+    // Blocking, so that it waits for the cudaMemset/cudaMemcpy set-up calls (legacy stream).
+    ct::CudaStream stream(cudaStreamDefault);
     const auto allreduce = [&](const void* send, void* recv, std::size_t n, detail::NcclType type,
                                detail::NcclOp op, cudaStream_t s) {
         detail::nccl_allreduce(*comm, {s}, {send}, {recv}, n, type, op);
@@ -191,6 +192,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
                 std::make_unique<reduction::Reducer>(o.reduction_stage, shard.size(), o.block);
         }
         d_total.fill_bytes(0xff);
+        CT_CHECK(cudaDeviceSynchronize());
         const ct::Measurement m = ct::measure(
             [&](cudaStream_t s) {
                 int* partial = reinterpret_cast<int*>(d_partial.data());
@@ -231,6 +233,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
         ct::DeviceBuffer<float> recv(n);
         const std::vector<float> expected = allreduce_expected(o.seed, env.ranks, n);
         recv.fill_bytes(0xff);
+        CT_CHECK(cudaDeviceSynchronize());
         const ct::Measurement m = ct::measure(
             [&](cudaStream_t s) {
                 allreduce(send.data(), recv.data(), n, detail::NcclType::kFloat,

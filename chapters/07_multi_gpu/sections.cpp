@@ -279,6 +279,7 @@ bool run_scaling(const std::string& section, const std::string& title, const std
             const DeviceGuard guard(gpus.device(0));
             auto& total = make_job.total();
             total.fill_bytes(0xff);  // poison: a total that is never written cannot pass
+            gpus.synchronize_devices();
             ct::BenchmarkConfig config = o.common.benchmark_config();
             config.stream = gpus.stream(0);
             const ct::Measurement m = ct::measure([&](cudaStream_t) { job->run(total.data()); },
@@ -484,9 +485,11 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                 continue;
             }
             const auto reducer = stage.make(gpus, n);
-            for (auto& r : recv) {
-                r.fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
+            for (int g = 0; g < G; ++g) {
+                const DeviceGuard guard(gpus.device(g));
+                recv[g].fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
             }
+            gpus.synchronize_devices();
             ct::BenchmarkConfig config = o.common.benchmark_config();
             config.stream = gpus.stream(0);
             const DeviceGuard guard(gpus.device(0));

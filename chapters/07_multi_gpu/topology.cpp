@@ -35,6 +35,7 @@ CopyMeasurement measure_copy(int from, int to, CopyPath path, std::size_t bytes,
         src_b.fill_bytes(0xa5);
         dst_b.fill_bytes(0);
     }
+    pair.synchronize_devices();  // the fills must be complete before a copy reads them
     ct::PinnedBuffer<unsigned char> host(path == CopyPath::kHostStaged ? bytes : 0);
     const ForkJoin order(pair);
 

@@ -64,6 +64,7 @@ void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
         send_ptr.push_back(send.back().data());
         recv_ptr.push_back(recv.back().data());
     }
+    gpus.synchronize_devices();
     const std::vector<float> expected = mg::allreduce_expected(11, G, n);
     const auto reducer = stage.make(gpus, n);
     for (int run = 0; run < 2; ++run) {  // twice: state left by the first run must not matter
@@ -130,6 +131,7 @@ void check_sharded_reduction(int G, std::size_t n, const std::string& stage) {
         const mg::ShardedReduction job(gpus, shards, stage, 256, combine);
         for (int run = 0; run < 2; ++run) {
             total.fill_bytes(0xff);
+            gpus.synchronize_devices();
             job.run(total.data());
             gpus.synchronize();
             int got = 0;
@@ -152,6 +154,7 @@ void check_sharded_histogram(int G, std::size_t n, const histogram::Binning& bin
         const mg::ShardedHistogram job(gpus, shards, "8", binning, 256, combine);
         for (int run = 0; run < 2; ++run) {
             total.fill_bytes(0xff);
+            gpus.synchronize_devices();
             job.run(total.data());
             gpus.synchronize();
             const histogram::Comparison c =
