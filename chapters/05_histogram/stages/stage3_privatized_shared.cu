@@ -2,8 +2,9 @@
 // with its two bugs fixed).
 //
 // Changed from stage 2: the atomics go to a private copy of the histogram in the block's shared
-// memory. A shared-memory atomic is executed by the SM itself in a few cycles, against hundreds
-// of cycles for a round trip to L2, and only the block's own threads compete for each copy.
+// memory. A shared-memory atomic is executed by the SM itself: 45 cycles of latency measured
+// (about a shared load's), against hundreds of cycles for a round trip to L2, and only the
+// block's own threads compete for each copy.
 // At the end each block adds its copy to the global histogram: one global atomic per non-empty
 // bin per block instead of one per byte. What to look for: the largest single step in the
 // table (about two orders of magnitude), and that the all-one-letter input does NOT get slower.

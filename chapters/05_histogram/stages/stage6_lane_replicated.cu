@@ -6,7 +6,9 @@
 // bank per cycle: in stage 5 the 32 lanes of a warp hit random bins, several of them in the
 // same bank, and the atomic is replayed once per extra word in the busiest bank (about 3.5
 // times on average for 256 uniform bins). Here the 32 lanes always hit 32 different banks: one
-// pass, whatever the data (uniform, skewed or all one letter). The cost: 32x the shared memory
+// pass in the bank model, whatever the data (uniform, skewed or all one letter). ncu measures
+// close to that, not exactly: 1.14 passes per warp atomic on random bytes (1.2 M of 9.6 M
+// counted as conflicts), 1.07 on letters, against 3.2 in stage 5. The cost: 32x the shared memory
 // (32 KiB for 256 bins, 0.9 KiB for 7) and a 32-way sum per bin at the end.
 // Prediction: uniform 256-bin input runs as fast as one-letter input (its best case in stage
 // 5), close to DRAM bandwidth; letters gain less (7 bins rarely collide in banks). What to look

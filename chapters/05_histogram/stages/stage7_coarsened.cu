@@ -5,8 +5,9 @@
 // 16-byte loads and only then counts their 64 bytes. In stage 6 a thread waits for one load,
 // counts 16 bytes (about a hundred instructions), then asks for the next: while it counts,
 // it has nothing in flight. To keep DRAM busy the SMs need roughly bandwidth x latency bytes
-// outstanding (about 3.35 TB/s x 0.6 us = 2 MB, some 15 KB per SM); with four loads per thread
-// that needs only a quarter of the warps waiting at any time. Prediction: a few percent at
+// outstanding (3.35 TB/s x 348 ns, chapter 1's measured DRAM latency, = 1.1 MiB, about 8.6 KiB
+// per SM); with four loads per thread that needs only a quarter of the warps waiting at any
+// time. Prediction: a few percent at
 // most, and only if stage 6 is not yet at the bandwidth ceiling. What to look for: x prev.
 // The loop itself is detail::count_input_coarsened (device_common.cuh): stage 8 reuses it.
 #include "device_common.cuh"
