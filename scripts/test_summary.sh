@@ -34,10 +34,11 @@ if [ -n "$disabled" ]; then
     # The GoogleTest binary that holds it, from ctest's own record of the test's command.
     binary=$(ctest --test-dir "$build" -N -V -R "^$name\$" 2>/dev/null |
       sed -n 's/^.*Test command: \([^ ]*\).*$/\1/p' | head -n 1)
-    suite=${name%%.*}
+    # ctest names it Suite.Test; GoogleTest knows it as Suite.DISABLED_Test.
+    filter="${name%%.*}.DISABLED_${name#*.}"
     echo "note: $name is disabled: a measurement to run by hand, not a check (see the comment" \
       "above it in its test file); run it with ${binary:-its test binary}" \
-      "--gtest_filter='$suite.*' --gtest_also_run_disabled_tests"
+      "--gtest_filter=$filter --gtest_also_run_disabled_tests"
   done
 fi
 exit 0

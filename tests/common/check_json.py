@@ -9,6 +9,8 @@ with open(sys.argv[1], encoding="utf-8") as f:
 assert doc["program"] == "reduction", doc["program"]
 assert doc["run"]["gpu"] == 'Test GPU "X"', doc["run"]["gpu"]
 assert doc["run"]["peak_gbs"] == 1000, doc["run"]["peak_gbs"]
+assert doc["run"]["cuda_driver"] == "13.0", doc["run"]
+assert doc["run"]["driver_version"] == "", doc["run"]  # the driver's own version; unknown here
 assert doc["run"]["parameters"] == {"N": "1000", "block": "256"}, doc["run"]["parameters"]
 assert doc["baseline"] == "cub"
 rows = doc["rows"]
