@@ -90,8 +90,10 @@ inline constexpr int kHostLaunches = 2;
 std::string formula_with_numbers(Version version, std::uint64_t n, int block);
 
 /// Pending-launch slots that guarantee no device launch of `version` can fail for lack of
-/// slots: every launch it makes (a launch occupies a slot until it begins to run, so a pool
-/// as large as the total launch count can never overflow), and at least the default.
+/// slots: every launch it makes, and at least the default. Measured on the H100 (README,
+/// "Limits, measured"), a launch keeps its slot until its grid and the grids it launched have
+/// finished, so a fire-and-forget chain holds all its slots at once: only a pool as large as
+/// the total launch count is safe for version 1.
 std::uint64_t pending_launches_needed(Version version, std::uint64_t n, int block);
 
 /// Throws cudatutorial::UsageError (exit code 2) unless 1 <= n <= kMaxN, block is a power of
