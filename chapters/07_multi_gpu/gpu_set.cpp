@@ -117,7 +117,7 @@ const detail::NcclComms& GpuSet::nccl() const {
     return *nccl_;
 }
 
-ForkJoin::ForkJoin(const GpuSet& gpus) : gpus_(gpus) {
+GpuEvents::GpuEvents(const GpuSet& gpus) {
     for (int i = 0; i < gpus.size(); ++i) {
         const DeviceGuard guard(gpus.device(i));
         cudaEvent_t event = nullptr;
@@ -126,11 +126,13 @@ ForkJoin::ForkJoin(const GpuSet& gpus) : gpus_(gpus) {
     }
 }
 
-ForkJoin::~ForkJoin() {
+GpuEvents::~GpuEvents() {
     for (cudaEvent_t event : events_) {
         cudaEventDestroy(event);
     }
 }
+
+ForkJoin::ForkJoin(const GpuSet& gpus) : gpus_(gpus), events_(gpus) {}
 
 void ForkJoin::fork() const {
     if (gpus_.size() == 1) {

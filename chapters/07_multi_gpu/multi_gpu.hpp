@@ -147,6 +147,21 @@ class GpuSet {
     mutable std::shared_ptr<detail::NcclComms> nccl_;
 };
 
+/// One ordering event (no timing) per GPU of a set, created on that GPU; destroyed with the owner.
+class GpuEvents {
+  public:
+    /// cudaEventCreateWithFlags(cudaEventDisableTiming) on each GPU of `gpus`.
+    explicit GpuEvents(const GpuSet& gpus);
+    ~GpuEvents();
+    GpuEvents(const GpuEvents&) = delete;
+    GpuEvents& operator=(const GpuEvents&) = delete;
+    /// The event of the set's GPU `i`.
+    cudaEvent_t operator[](int i) const { return events_[i]; }
+
+  private:
+    std::vector<cudaEvent_t> events_;
+};
+
 /// Orders GPU streams across devices with events: the "fork" makes every GPU's stream wait for
 /// work already queued on GPU 0's stream, the "join" makes GPU 0's stream wait for every other
 /// GPU. Bracketing a multi-GPU operation this way lets CUDA events on GPU 0's stream time all of
@@ -155,7 +170,6 @@ class ForkJoin {
   public:
     /// One ordering event per GPU of `gpus`.
     explicit ForkJoin(const GpuSet& gpus);
-    ~ForkJoin();
     ForkJoin(const ForkJoin&) = delete;
     ForkJoin& operator=(const ForkJoin&) = delete;
     /// Every stream waits for what GPU 0's stream holds so far.
@@ -165,7 +179,7 @@ class ForkJoin {
 
   private:
     const GpuSet& gpus_;
-    std::vector<cudaEvent_t> events_;
+    GpuEvents events_;
 };
 
 // ---- Topology ---------------------------------------------------------------------------------

@@ -441,6 +441,18 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         "all-reduce, float sum, out of place: algbw = bytes / time, busbw = algbw x 2(G-1)/G",
         devices, o);
     info.set("peer access between all pairs", gpus.all_peers_enabled() ? "yes" : "no");
+    if (link_gbs <= 0 && G > 1 && gpus.peer_enabled(0, 1)) {
+        // The link is the ceiling every row is judged against: measured here too when the
+        // topology section did not run in this process.
+        ct::BenchmarkConfig quick = o.common.benchmark_config();
+        quick.repetitions = std::min(quick.repetitions, 10);
+        const CopyMeasurement link =
+            measure_copy(devices[0], devices[1], CopyPath::kPeerAccess,
+                         std::min<std::size_t>(o.copy_bytes, std::size_t{1} << 28), quick);
+        if (link.measurement.passed()) {
+            link_gbs = ct::bandwidth_gbs(link.bytes, link.measurement.stats.median_ms);
+        }
+    }
     if (link_gbs > 0) {
         info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
     }

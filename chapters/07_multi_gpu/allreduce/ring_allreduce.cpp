@@ -12,20 +12,7 @@ constexpr std::size_t kChunkGranule = 4;
 }  // namespace
 
 RingAllReducer::RingAllReducer(const GpuSet& gpus, std::size_t n)
-    : gpus_(gpus), n_(n), order_(gpus) {
-    for (int g = 0; g < gpus.size(); ++g) {
-        const DeviceGuard guard(gpus.device(g));
-        cudaEvent_t event = nullptr;
-        CT_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-        step_done_.push_back(event);
-    }
-}
-
-RingAllReducer::~RingAllReducer() {
-    for (cudaEvent_t event : step_done_) {
-        cudaEventDestroy(event);
-    }
-}
+    : gpus_(gpus), n_(n), order_(gpus), step_done_(gpus) {}
 
 void RingAllReducer::copy_chunk(int, int, const float* theirs, float* dst, std::size_t count,
                                 cudaStream_t stream) const {

@@ -17,7 +17,6 @@ namespace multi_gpu {
 class RingAllReducer : public AllReducer {
   public:
     RingAllReducer(const GpuSet& gpus, std::size_t n);
-    ~RingAllReducer() override;
     void run(const std::vector<const float*>& send, const std::vector<float*>& recv) const override;
 
   protected:
@@ -36,7 +35,7 @@ class RingAllReducer : public AllReducer {
     const GpuSet& gpus_;
     std::size_t n_ = 0;
     ForkJoin order_;
-    std::vector<cudaEvent_t> step_done_;  // one per GPU, re-recorded every step
+    GpuEvents step_done_;  // one per GPU, re-recorded every step
 };
 
 }  // namespace multi_gpu
