@@ -292,13 +292,13 @@ const std::vector<AllReduceStage>& allreduce_stages();
 const AllReduceStage* find_allreduce_stage(const std::string& id_or_name);
 
 /// Stage 1: gather everything on GPU 0, add, broadcast
-/// (allreduce/stage1_naive_gather_broadcast.cu).
+/// (allreduce/stage1_naive_gather_broadcast.cpp).
 std::unique_ptr<AllReducer> make_naive_gather_broadcast(const GpuSet& gpus, std::size_t n);
 /// Stage 2: the ring, every transfer a cudaMemcpyPeerAsync into a staging chunk, then an add
-/// (allreduce/stage2_ring_memcpy.cu).
+/// (allreduce/stage2_ring_memcpy.cpp).
 std::unique_ptr<AllReducer> make_ring_memcpy(const GpuSet& gpus, std::size_t n);
 /// Stage 3: the ring, each step one kernel that loads the neighbour's chunk through peer access
-/// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cu).
+/// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cpp).
 std::unique_ptr<AllReducer> make_ring_peer_kernel(const GpuSet& gpus, std::size_t n);
 /// The baseline: ncclAllReduce (allreduce/nccl_allreduce.cpp); throws without NCCL.
 std::unique_ptr<AllReducer> make_nccl_allreduce(const GpuSet& gpus, std::size_t n);

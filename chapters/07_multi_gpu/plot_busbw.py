@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Bus bandwidth against message size, one line per all-reduce stage, the measured link as a
-dashed line: the figure chapter 7's README shows.
+dotted line: the figure chapter 7's README shows.
 
     chapters/07_multi_gpu/plot_busbw.py docs/results/<gpu>-x<G>/multi_gpu_allreduce.json
 

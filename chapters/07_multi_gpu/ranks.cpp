@@ -3,6 +3,7 @@
 // makes and every rank passes to ncclCommInitRank. Under mpirun (with MPI in the build) MPI
 // broadcasts it; otherwise rank 0 writes it to a file the others read (`--ranks G` starts the
 // G processes itself, on this machine).
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,17 +78,31 @@ RankEnvironment detect_rank() {
 }
 
 // Rank 0 writes the id next to its final name and renames it: a reader never sees half a file.
+// What identifies this job to all of its ranks: the id that the launcher gives every rank.
+std::string job_tag() {
+    for (const char* name : {"CT_JOB", "OMPI_MCA_ess_base_jobid", "PMI_JOBID", "SLURM_JOB_ID"}) {
+        if (const char* value = std::getenv(name)) {
+            return std::string(name) + "=" + value;
+        }
+    }
+    return "no job id";
+}
+
 std::string exchange_id_through_file(const RankEnvironment& env, const std::string& path) {
     if (path.empty()) {
         throw ct::UsageError(
             "under mpirun without MPI in this build, give --id-file PATH (a file "
             "every rank can read)");
     }
+    // The file starts with a tag of this job (the launcher's job id), so that a file left by an
+    // earlier run that crashed is never taken for this run's.
+    const std::string tag = job_tag() + "\n";
     if (env.rank == 0) {
         const std::string id = detail::make_nccl_unique_id();
         const std::string temporary = path + ".tmp";
         {
             std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+            out.write(tag.data(), static_cast<std::streamsize>(tag.size()));
             out.write(id.data(), static_cast<std::streamsize>(id.size()));
             if (!out) {
                 throw ct::UsageError("cannot write the NCCL id file " + temporary);
@@ -101,9 +116,10 @@ std::string exchange_id_through_file(const RankEnvironment& env, const std::stri
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (std::chrono::steady_clock::now() < deadline) {
         std::ifstream in(path, std::ios::binary);
-        std::string id((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (id.size() == 128) {
-            return id;
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        if (text.size() == tag.size() + 128 && text.compare(0, tag.size(), tag) == 0) {
+            return text.substr(tag.size());
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -151,7 +167,14 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     if (count == 0) {
         ct::select_device(0);  // the chapters' no-device error, exit 3
     }
-    const int device = env.local_rank % count;
+    const int local_ranks = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", env_int("MPI_LOCALNRANKS", 1));
+    if (local_ranks > count || env.local_rank >= count) {
+        throw ct::UsageError("rank " + std::to_string(env.rank) + ": " +
+                             std::to_string(std::max(local_ranks, env.local_rank + 1)) +
+                             " ranks on this machine, " + std::to_string(count) +
+                             " GPUs: one GPU per rank");
+    }
+    const int device = env.local_rank;
     const ct::DeviceInfo info_device = ct::select_device(device);
     const std::string id = exchange_id(env, o);
     const auto comm = detail::make_nccl_rank_comm(id, env.ranks, env.rank);
@@ -284,6 +307,9 @@ int run_rank(const RankEnvironment& env, const Options& o) {
             }
         }
     }
+    if (env.rank == 0 && env.from_mpirun && !o.id_file.empty()) {
+        std::remove(o.id_file.c_str());  // every rank has joined: nobody reads it any more
+    }
     finalize_mpi();
     return ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
 }
@@ -317,17 +343,32 @@ int launch_ranks(const Options& o, char** argv) {
             setenv("CT_RANK", std::to_string(r).c_str(), 1);
             setenv("CT_RANKS", std::to_string(o.ranks).c_str(), 1);
             setenv("CT_ID_FILE", id_file.c_str(), 1);
+            setenv("CT_JOB", std::to_string(getppid()).c_str(), 1);
             execv("/proc/self/exe", argv);
             std::perror("execv");
             _exit(3);
         }
         children.push_back(pid);
     }
+    // Wait for whichever rank ends first. A rank that fails leaves the others blocked inside
+    // NCCL, waiting for it forever: stop them, so that a failure never becomes a hang.
     int worst = 0;
-    for (pid_t pid : children) {
+    std::size_t running = children.size();
+    while (running > 0) {
         int status = 0;
-        waitpid(pid, &status, 0);
+        const pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            break;
+        }
+        --running;
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+        if (code != 0 && worst == 0) {
+            for (pid_t other : children) {
+                if (other != pid) {
+                    kill(other, SIGTERM);
+                }
+            }
+        }
         worst = std::max(worst, code);
     }
     std::remove(id_file.c_str());
@@ -338,6 +379,11 @@ int launch_ranks(const Options& o, char** argv) {
 
 int run_ranks(const Options& o, int, char** argv) {
     const RankEnvironment env = detect_rank();
+    if ((env.is_rank || o.ranks > 0) && (!o.sections.empty() || o.gpus != 0)) {
+        throw ct::UsageError(
+            "one process per GPU runs the sharded reduction and NCCL's "
+            "all-reduce, one GPU per rank: --section and --gpus do not apply");
+    }
     if (env.is_rank) {
         if (!nccl_available()) {
             throw ct::UsageError("one process per GPU needs a build with NCCL");

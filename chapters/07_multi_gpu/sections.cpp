@@ -20,118 +20,6 @@ namespace ct = cudatutorial;
 
 namespace multi_gpu {
 
-// ---- Options ----------------------------------------------------------------------------------
-
-bool Options::wants(const std::string& section) const {
-    return sections.empty() ||
-           std::find(sections.begin(), sections.end(), section) != sections.end();
-}
-
-std::vector<std::uint64_t> Options::message_bytes() const {
-    std::vector<std::uint64_t> bytes;
-    for (const std::string& text : sizes) {
-        const std::uint64_t value = ct::parse_size(text);
-        if (value == 0 || value % sizeof(float) != 0) {
-            throw ct::UsageError("--sizes: " + text + " is not a positive multiple of 4 bytes");
-        }
-        bytes.push_back(value);
-    }
-    if (bytes.empty()) {
-        throw ct::UsageError("--sizes: give at least one message size");
-    }
-    return bytes;
-}
-
-void Options::validate() const {
-    ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
-    ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
-    ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
-    if (!ct::is_power_of_two(static_cast<std::uint64_t>(std::max(block, 0))) || block < 32 ||
-        block > 1024) {
-        throw ct::UsageError("--block must be a power of two from 32 to 1024; got " +
-                             std::to_string(block));
-    }
-    if (reduction::find_stage(reduction_stage) == nullptr) {
-        throw ct::UsageError("--reduction-stage: chapter 3 has no stage '" + reduction_stage + "'");
-    }
-    try {
-        reduction::validate_configuration(reduction_stage, 1, block);
-    } catch (const std::invalid_argument& e) {
-        throw ct::UsageError(std::string("--reduction-stage/--block: ") + e.what());
-    }
-    const histogram::Stage* stage = histogram::find_stage(histogram_stage);
-    if (stage == nullptr || stage->bug_demo) {
-        throw ct::UsageError("--histogram-stage: chapter 5 has no (correct) stage '" +
-                             histogram_stage + "'");
-    }
-    if (bins != "letters" && bins != "bytes") {
-        throw ct::UsageError("--bins must be letters or bytes; got " + bins);
-    }
-    if (common.flush_l2) {
-        throw ct::UsageError(
-            "--flush-l2 is not supported by multi_gpu (its transfers do not go "
-            "through one GPU's L2)");
-    }
-    message_bytes();
-}
-
-std::string Options::output_path(const std::string& path, const std::string& section) const {
-    if (path.empty() || sections.size() == 1) {
-        return path;
-    }
-    const std::size_t dot = path.find_last_of('.');
-    const std::size_t slash = path.find_last_of('/');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-        return path + "_" + section;
-    }
-    return path.substr(0, dot) + "_" + section + path.substr(dot);
-}
-
-void add_options(CLI::App& app, Options& o) {
-    app.add_option("--gpus", o.gpus, "GPUs to use, from --device on (0: every visible one)")
-        ->check(CLI::Range(0, 64))
-        ->capture_default_str();
-    std::string all;
-    for (const std::string& name : section_names()) {
-        all += (all.empty() ? "" : ", ") + name;
-    }
-    app.add_option("--section", o.sections,
-                   "sections to run, comma-separated (default: all): " + all)
-        ->delimiter(',')
-        ->check(CLI::IsMember(section_names()));
-    ct::add_size_option(app, "--n", o.n, "ints summed by the sharded reduction");
-    app.add_option("--reduction-stage", o.reduction_stage, "chapter 3's stage run on every GPU")
-        ->capture_default_str();
-    ct::add_size_option(app, "--histogram-bytes", o.histogram_bytes,
-                        "bytes counted by the sharded histogram (at most 2^32 - 1)");
-    app.add_option("--histogram-stage", o.histogram_stage, "chapter 5's stage run on every GPU")
-        ->capture_default_str();
-    app.add_option("--bins", o.bins, "histogram binning: letters (7 bins) or bytes (256 bins)")
-        ->capture_default_str();
-    app.add_option("--sizes", o.sizes, "all-reduce message sizes in bytes, comma-separated")
-        ->delimiter(',')
-        ->capture_default_str();
-    ct::add_size_option(app, "--copy-bytes", o.copy_bytes,
-                        "bytes per copy in the topology section");
-    app.add_option("--block", o.block, "threads per block of the per-GPU stages (power of two)")
-        ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the input generators")->capture_default_str();
-    app.add_option("--ranks", o.ranks,
-                   "run as this many processes, one GPU each, joined by NCCL (needs NCCL)")
-        ->check(CLI::Range(1, 64));
-    app.add_option("--id-file", o.id_file,
-                   "file through which rank 0 hands NCCL's unique id to the other ranks (under "
-                   "mpirun without MPI support in the build; must be on a shared file system)");
-    ct::add_common_options(app, o.common);
-}
-
-void disable_nvlink_multicast() {
-    // NVLink SHARP (multicast through the NVSwitch) changes NCCL's algorithm on machines that
-    // have it, and it reserves memory and setup time; the chapter compares hand-written code
-    // with NCCL's classic ring/tree algorithms, so it is off unless the user says otherwise.
-    setenv("NCCL_NVLS_ENABLE", "0", 0);
-}
-
 // ---- Sections ---------------------------------------------------------------------------------
 
 namespace {
@@ -152,7 +40,8 @@ std::vector<int> visible_gpus(const Options& o) {
                              std::to_string(available) + " GPUs from --device " +
                              std::to_string(first) + " on");
     }
-    const int wanted = o.gpus == 0 ? available : o.gpus;
+    // 16: the most sources the sum kernels take (and more than one host's NVLink domain holds).
+    const int wanted = o.gpus == 0 ? std::min(available, 16) : o.gpus;
     std::vector<int> devices;
     for (int i = 0; i < wanted; ++i) {
         devices.push_back(first + i);
@@ -258,6 +147,7 @@ bool run_scaling(const std::string& section, const std::string& title, const std
     ct::ResultTable table(info);
     table.set_baseline("1gpu", "1 GPU");
     std::vector<std::string> notes;
+    std::vector<int> gpus_of_row;
     double single_peak = ct::query_device(devices[0]).theoretical_bandwidth_gbs();
     for (std::size_t g = 1; g <= devices.size(); ++g) {
         const GpuSet gpus(first_gpus(devices, static_cast<int>(g)));
@@ -300,6 +190,7 @@ bool run_scaling(const std::string& section, const std::string& title, const std
                                      1));
             }
             table.add(row);
+            gpus_of_row.push_back(static_cast<int>(g));
         }
     }
     // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
@@ -308,8 +199,8 @@ bool run_scaling(const std::string& section, const std::string& title, const std
     for (std::size_t i = 0; i < table.rows().size(); ++i) {
         ct::ResultRow row = table.rows()[i];
         const auto speedup = table.speedup_vs_baseline(i);
-        const int g = std::stoi(row.extra.front().second);
-        row.with("efficiency %", speedup ? ct::format_fixed(100.0 * *speedup / g, 1) : "-");
+        row.with("efficiency %",
+                 speedup ? ct::format_fixed(100.0 * *speedup / gpus_of_row[i], 1) : "-");
         with_efficiency.add(row);
     }
     std::cout << "== " << section << ": " << title << "\n";
@@ -492,8 +383,11 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         std::vector<std::size_t> rows_of_size;
         for (const AllReduceStage& stage : allreduce_stages()) {
             if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
-                notes.push_back("stage " + stage.id +
-                                " skipped: needs peer access between all GPUs");
+                const std::string note =
+                    "stage " + stage.id + " skipped: needs peer access between all GPUs";
+                if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+                    notes.push_back(note);  // once, not once per message size
+                }
                 continue;
             }
             const auto reducer = stage.make(gpus, n);

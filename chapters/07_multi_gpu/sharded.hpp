@@ -28,6 +28,8 @@ class ShardedJob {
 
     /// Allocates a partial buffer per GPU and the combiner. Throws like PartialCombiner.
     ShardedJob(const GpuSet& gpus, std::size_t words, Combine combine, PartialFunction partial);
+    ShardedJob(const ShardedJob&) = delete;
+    ShardedJob& operator=(const ShardedJob&) = delete;
     /// Everything, from shards to `total` (on GPU 0), asynchronously; bracketed for timing on GPU
     /// 0's stream (ForkJoin).
     void run(unsigned int* total) const;
@@ -62,6 +64,9 @@ class ShardedReduction {
     /// chapter 3.
     ShardedReduction(const GpuSet& gpus, const std::vector<cudatutorial::DeviceBuffer<int>>& shards,
                      const std::string& stage_id, int block, Combine combine);
+    // The partial function captures `this`: never copied or moved.
+    ShardedReduction(const ShardedReduction&) = delete;
+    ShardedReduction& operator=(const ShardedReduction&) = delete;
     /// The whole sum into *total (device memory on GPU 0).
     void run(int* total) const;
 
@@ -78,6 +83,9 @@ class ShardedHistogram {
                      const std::vector<cudatutorial::DeviceBuffer<unsigned char>>& shards,
                      const std::string& stage_id, const histogram::Binning& binning, int block,
                      Combine combine);
+    // The partial function captures `this`: never copied or moved.
+    ShardedHistogram(const ShardedHistogram&) = delete;
+    ShardedHistogram& operator=(const ShardedHistogram&) = delete;
     /// The histogram of the whole input into `total` (binning.bins() counters on GPU 0).
     void run(unsigned int* total) const;
 

@@ -205,11 +205,30 @@ TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
 }
 
+TEST(MultiGpuRanks, RejectsMoreRanksThanGpusAndSectionOptions) {
+    CT_REQUIRE_GPUS(1);
+    if (!mg::nccl_available()) {
+        GTEST_SKIP() << "this build has no NCCL";
+    }
+    const std::string bin = MULTI_GPU_BIN;
+    const int too_many = ct::cuda_device_count() + 1;
+    for (const std::string& args :
+         {" --ranks " + std::to_string(too_many), std::string(" --ranks 1 --section topology")}) {
+        const auto result = ct::testing::run_process(bin + args);
+        EXPECT_EQ(result.exit_code, 2) << args << "\n" << result.output;
+    }
+}
+
 TEST(MultiGpuRanks, MpirunStartsTheRanks) {
     CT_REQUIRE_GPUS(2);
     const std::string mpirun = MULTI_GPU_MPIRUN;
     if (mpirun.empty() || !mg::nccl_available()) {
         GTEST_SKIP() << "this build has no MPI (or no NCCL)";
+    }
+    // --allow-run-as-root and --oversubscribe are Open MPI's (the GPU machines run as root).
+    if (ct::testing::run_process(mpirun + " --version").output.find("Open MPI") ==
+        std::string::npos) {
+        GTEST_SKIP() << mpirun << " is not Open MPI's";
     }
     const std::string command = mpirun + " --allow-run-as-root --oversubscribe -np 2 " +
                                 MULTI_GPU_BIN + " --n 1048579 --sizes 4Ki --reps 3 --warmup 1";

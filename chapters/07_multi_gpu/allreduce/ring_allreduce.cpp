@@ -6,11 +6,6 @@
 
 namespace multi_gpu {
 
-namespace {
-// Chunks start on 16-byte boundaries so that the 16-byte loads of the add kernel stay aligned.
-constexpr std::size_t kChunkGranule = 4;
-}  // namespace
-
 RingAllReducer::RingAllReducer(const GpuSet& gpus, std::size_t n)
     : gpus_(gpus), n_(n), order_(gpus), step_done_(gpus) {}
 
@@ -45,7 +40,7 @@ void RingAllReducer::run(const std::vector<const float*>& send,
             const DeviceGuard guard(gpus_.device(g));
             const cudaStream_t stream = gpus_.stream(g);
             const RingStep s = ring_step(G, g, step);
-            const Range chunk = split_range(n_, G, s.chunk, kChunkGranule);
+            const Range chunk = ring_chunk(n_, G, s.chunk);
             if (!chunk.empty()) {
                 if (s.reduce) {
                     // At step 0 the sender has not added anything to this chunk yet: its

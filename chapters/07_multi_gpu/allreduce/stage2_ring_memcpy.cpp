@@ -23,7 +23,8 @@ namespace {
 class RingMemcpy final : public RingAllReducer {
   public:
     RingMemcpy(const GpuSet& gpus, std::size_t n) : RingAllReducer(gpus, n) {
-        const std::size_t largest_chunk = split_range(n, gpus.size(), 0, 4).size();
+        const std::size_t largest_chunk =
+            ring_chunk(n, gpus.size(), 0).size();  // chunk 0 is the largest
         for (int g = 0; g < gpus.size(); ++g) {
             const DeviceGuard guard(gpus.device(g));
             staging_.emplace_back(largest_chunk);
