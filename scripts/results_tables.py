@@ -83,9 +83,10 @@ def render_results(doc):
     # when no row is a step of the progression (chapter 6's scenarios are neither).
     bandwidth = any((row.get("bytes") or 0) > 0 or row.get("gbs") is not None for row in rows)
     progression = any(row.get("in_progression", True) for row in rows)
+    peak = bandwidth and bool(doc["run"].get("peak_gbs"))  # no "% peak" without a DRAM peak
     header = ["id", "kernel", "median ms", "min–max ms"]
     if bandwidth:
-        header += ["GB/s", "% peak"]
+        header += ["GB/s"] + (["% peak"] if peak else [])
     header += extras
     if progression:
         header += ["× prev", "× first"]
@@ -101,7 +102,7 @@ def render_results(doc):
                  format_ms(row["median_ms"]) if timed else "–",
                  f"{format_ms(row['min_ms'])}–{format_ms(row['max_ms'])}" if timed else "–"]
         if bandwidth:
-            cells += [fixed(row["gbs"], 0), fixed(row["percent_of_peak"], 1)]
+            cells += [fixed(row["gbs"], 0)] + ([fixed(row["percent_of_peak"], 1)] if peak else [])
         cells += [row.get("extra", {}).get(key, "–") or "–" for key in extras]
         if progression:
             cells += [fixed(row["speedup_vs_previous"], 2), fixed(row["speedup_vs_first"], 2)]

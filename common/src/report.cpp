@@ -256,8 +256,13 @@ void ResultTable::print(std::ostream& out) const {
     const bool progression = has_progression();
     std::vector<std::vector<std::string>> cells;
     std::vector<std::string> header = {"id", "kernel", "median ms", "min-max ms"};
+    // No "% peak" where no DRAM peak applies (chapter 7's links and GPU sets).
+    const bool peak = bandwidth && info_.peak_bandwidth_gbs > 0.0;
     if (bandwidth) {
-        header.insert(header.end(), {"GB/s", "% peak"});
+        header.push_back("GB/s");
+    }
+    if (peak) {
+        header.push_back("% peak");
     }
     header.insert(header.end(), extras.begin(), extras.end());
     if (progression) {
@@ -280,6 +285,8 @@ void ResultTable::print(std::ostream& out) const {
         }
         if (bandwidth) {
             line.push_back(optional_fixed(bandwidth_gbs(i), 0));
+        }
+        if (peak) {
             line.push_back(optional_fixed(percent_of_peak(i), 1));
         }
         for (const auto& column : extras) {
