@@ -14,7 +14,7 @@ RESULTS     ?= docs/results
 COMPARE_OUT ?= docs/compare
 CHAPTER     ?= reduction
 # What `make deps` installs (Debian/Ubuntu); through sudo when not run as root.
-DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev doxygen graphviz python3 \
+DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev doxygen graphviz python3 \
                python3-matplotlib
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
