@@ -10,11 +10,3 @@ if(CUDA_TUTORIAL_WERROR)
     $<$<COMPILE_LANGUAGE:CXX>:-Werror>
     $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Werror>)
 endif()
-
-# A chapter executable: sources, the common library, warnings, output in build/bin/.
-function(cuda_tutorial_chapter name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE cudatutorial::common ${ARG_LIBRARIES})
-  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-endfunction()
