@@ -1,0 +1,38 @@
+# GPU architectures (included by the root CMakeLists.txt before project(), which enables CUDA
+# with whatever CMAKE_CUDA_ARCHITECTURES holds then). A user's -DCMAKE_CUDA_ARCHITECTURES=... or
+# the CUDAARCHS environment variable always wins. Otherwise: "native" when nvidia-smi sees a GPU
+# now, else a fixed list of real architectures (CUDA 13 supports nothing older than 7.5) plus PTX
+# for the newest, so that the binaries also run (JIT-compiled) on GPUs newer than the list.
+# Sets CUDA_TUTORIAL_ARCHITECTURES_REASON (why, for the status line printed after project()).
+set(CUDA_TUTORIAL_FALLBACK_ARCHITECTURES "75-real;80-real;86-real;89-real;90"
+    CACHE STRING "Architectures used when no GPU is visible at configure time")
+if(DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED CUDA_TUTORIAL_AUTOMATIC_ARCHITECTURES
+   AND CMAKE_CUDA_ARCHITECTURES STREQUAL CUDA_TUTORIAL_AUTOMATIC_ARCHITECTURES)
+  set(CUDA_TUTORIAL_ARCHITECTURES_REASON
+      "chosen automatically at the first configure; -DCMAKE_CUDA_ARCHITECTURES=... to change")
+elseif(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+  set(_cuda_tutorial_gpu_visible FALSE)
+  find_program(NVIDIA_SMI_EXECUTABLE nvidia-smi)
+  if(NVIDIA_SMI_EXECUTABLE)
+    execute_process(
+      COMMAND "${NVIDIA_SMI_EXECUTABLE}" --query-gpu=compute_cap --format=csv,noheader
+      RESULT_VARIABLE _smi_result
+      OUTPUT_VARIABLE _smi_output
+      ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
+    if(_smi_result EQUAL 0 AND _smi_output MATCHES "^[0-9]+\\.[0-9]+")
+      set(_cuda_tutorial_gpu_visible TRUE)
+    endif()
+  endif()
+  if(_cuda_tutorial_gpu_visible)
+    set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING "CUDA architectures")
+    set(CUDA_TUTORIAL_ARCHITECTURES_REASON "a GPU is visible (compute capability ${_smi_output})")
+  else()
+    set(CMAKE_CUDA_ARCHITECTURES "${CUDA_TUTORIAL_FALLBACK_ARCHITECTURES}"
+        CACHE STRING "CUDA architectures")
+    set(CUDA_TUTORIAL_ARCHITECTURES_REASON "no GPU visible at configure time")
+  endif()
+  set(CUDA_TUTORIAL_AUTOMATIC_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}" CACHE INTERNAL
+      "What the automatic choice picked")
+else()
+  set(CUDA_TUTORIAL_ARCHITECTURES_REASON "chosen by the user")
+endif()
