@@ -4,9 +4,12 @@ BUILD_TYPE  ?= Release
 CMAKE_ARGS  ?=
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS        ?=
-# Chapters in course order: folder name -> executable name.
-CHAPTERS    := execution_model divergence reduction nested_reduction histogram streams multi_gpu
-GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),-G Ninja,)
+# Chapters in course order, by executable name: the second column of chapters/chapters.txt.
+CHAPTERS    := $(shell awk '/^[0-9]/ {print $$2}' chapters/chapters.txt)
+# The configure preset of CMakePresets.json: default, or ci (the fallback GPU architectures).
+PRESET      ?= default
+# The presets ask for Ninja; without it, CMake's Makefiles.
+GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),,-G "Unix Makefiles")
 CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
 # A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
 PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
@@ -23,12 +26,14 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
 all: build
 
-# Configures on the first build, and again whenever CMAKE_ARGS is given or BUILD_TYPE differs
-# from the cached one (so `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86` takes effect).
+# Configures (with the preset PRESET, into BUILD_DIR) on the first build, and again whenever
+# CMAKE_ARGS or PRESET is given or BUILD_TYPE differs from the cached one (so that
+# `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86` takes effect).
 configure:
 	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || [ -n "$(CMAKE_ARGS)" ] || \
+	    [ "$(origin PRESET)" != file ] || \
 	    ! grep -q "^CMAKE_BUILD_TYPE:STRING=$(BUILD_TYPE)$$" $(BUILD_DIR)/CMakeCache.txt; then \
-	  cmake -S . -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS); \
+	  cmake --preset $(PRESET) -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS); \
 	fi
 
 build: configure
@@ -119,7 +124,7 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 help:
-	@echo "make               configure and build everything (Release; GPU architectures: native if a GPU is visible)"
+	@echo "make               configure (preset $(PRESET) of CMakePresets.json) and build everything (Release; GPU architectures: native if a GPU is visible)"
 	@echo "make test          build, then run every test (GPU tests skip without a GPU)"
 	@echo "make test-cpu      only the tests that need no GPU"
 	@echo "make test-gpu      only the GPU tests"
@@ -135,5 +140,5 @@ help:
 	@echo "make format        clang-format every source file"
 	@echo "make deps          install the system packages (Debian/Ubuntu; root or sudo): $(DEPS)"
 	@echo "make clean         remove $(BUILD_DIR)"
-	@echo "variables, with their current values: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) JOBS=$(JOBS) CMAKE_ARGS=\"$(CMAKE_ARGS)\" ARGS=\"$(ARGS)\" CHAPTER=$(CHAPTER) RESULTS=$(RESULTS) COMPARE_OUT=$(COMPARE_OUT)"
-	@echo "  for example: make BUILD_TYPE=Debug, make CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\", make run-reduction ARGS=\"--n 2^28\""
+	@echo "variables, with their current values: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) PRESET=$(PRESET) JOBS=$(JOBS) CMAKE_ARGS=\"$(CMAKE_ARGS)\" ARGS=\"$(ARGS)\" CHAPTER=$(CHAPTER) RESULTS=$(RESULTS) COMPARE_OUT=$(COMPARE_OUT)"
+	@echo "  for example: make BUILD_TYPE=Debug, make CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\", make test PRESET=ci, make run-reduction ARGS=\"--n 2^28\""
