@@ -10,6 +10,13 @@ device=${DEVICE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 # CT_BENCH_CASES and CT_BENCH_SUFFIX are set by the multi-GPU pass at the end of this script.
 cases="${CT_BENCH_CASES:-$here/bench_cases.txt}"
+# Every case runs a chapter of chapters/chapters.txt (its second column, the executable).
+chapters=" $(awk '/^[0-9]/ {print $2}' "$here/../chapters/chapters.txt" | tr '\n' ' ')"
+unknown=$(awk '!/^#/ && NF {print $2}' "$cases" | while read -r exe; do
+  case "$chapters" in *" $exe "*) ;; *) echo "$exe" ;; esac; done | sort -u | tr '\n' ' ')
+if [ -n "$unknown" ]; then
+  echo "bench: $cases runs executables that chapters/chapters.txt does not list: ${unknown% }"; exit 2
+fi
 
 # Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
 scratch=$(mktemp -d)
