@@ -112,6 +112,18 @@ profile: build
 sanitize: build
 	scripts/sanitize.sh $(BUILD_DIR)
 
+# Exercises (docs/exercises.md): the first run copies the skeleton to exercises/student/ (never
+# over a file that is there); each run builds the chapter with that file in place of the stage
+# (in build-exercise/) and, on a GPU, runs the stage's checks. SANITIZE=1 adds compute-sanitizer.
+.PHONY: exercise exercise-list
+exercise:
+	@test -n "$(STAGE)" || { echo "usage: make exercise CHAPTER=<chapter> STAGE=<stage> [SANITIZE=1] (make exercise-list)"; exit 2; }
+	python3 scripts/exercise.py grade $(CHAPTER) $(STAGE) --reference-build $(BUILD_DIR) \
+	  $(if $(SANITIZE),--sanitize,) $(if $(CMAKE_ARGS),$(addprefix --cmake-arg=,$(CMAKE_ARGS)),)
+
+exercise-list:
+	@python3 scripts/exercise.py list
+
 format:
 	find common chapters tests -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' -o -name '*.cuh' \
 	  | xargs clang-format -i
@@ -137,6 +149,8 @@ help:
 	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs, side by side -> $(COMPARE_OUT)/"
 	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "make profile CHAPTER=reduction   Nsight Compute metrics (the textbook's nvprof ones) as a table"
+	@echo "make exercise CHAPTER=reduction STAGE=3 [SANITIZE=1]   write a stage yourself: skeleton in exercises/student/, graded on the GPU"
+	@echo "make exercise-list the exercises"
 	@echo "make format        clang-format every source file"
 	@echo "make deps          install the system packages (Debian/Ubuntu; root or sudo): $(DEPS)"
 	@echo "make clean         remove $(BUILD_DIR)"

@@ -18,11 +18,14 @@ __global__ void warp_aligned_kernel(float* c, int n) {
     const int tid = blockIdx.x * blockDim.x + threadIdx.x;
     float a = 0.0f;
     float b = 0.0f;
+    // EXERCISE BEGIN: stage 1's two paths (a = kIfValue, b = kElseValue), with a condition that
+    // EXERCISE HINT: changes value only between whole warps (warpSize threads)
     if ((tid / warpSize) % 2 == 0) {
         a = kIfValue;
     } else {
         b = kElseValue;
     }
+    // EXERCISE END
     if (tid < n) {
         c[tid] = a + b;
     }

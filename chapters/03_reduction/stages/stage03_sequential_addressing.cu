@@ -26,12 +26,15 @@ __global__ void reduce_sequential_addressing(const int* __restrict__ in, int* __
     sdata[tid] = i < n ? as_sum(in[i]) : 0;
     __syncthreads();
 
+    // EXERCISE BEGIN: the tree, upper half onto lower half: s = blockDim.x / 2, ..., 1;
+    // EXERCISE HINT: thread tid < s adds sdata[tid + s] into sdata[tid]; a barrier after each step
     for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
         if (tid < s) {
             sdata[tid] += sdata[tid + s];  // consecutive threads, consecutive words
         }
         __syncthreads();
     }
+    // EXERCISE END
     if (tid == 0) {
         out[blockIdx.x] = as_int(sdata[0]);
     }

@@ -24,11 +24,15 @@ __global__ void reduce_first_add_during_load(const int* __restrict__ in, int* __
                                              std::size_t n) {
     extern __shared__ Sum sdata[];
     const unsigned int tid = threadIdx.x;
+    // EXERCISE BEGIN: block b covers 2 * blockDim.x elements from 2 * b * blockDim.x: each thread
+    // EXERCISE HINT: adds two of them, blockDim.x apart, into sum (an element past n counts 0)
     const std::size_t i = static_cast<std::size_t>(blockIdx.x) * (2 * blockDim.x) + tid;
     Sum sum = i < n ? as_sum(in[i]) : 0;
     if (i + blockDim.x < n) {
         sum += as_sum(in[i + blockDim.x]);
     }
+    // EXERCISE STUB: Sum sum = 0;
+    // EXERCISE END
     sdata[tid] = sum;
     __syncthreads();
 

@@ -59,10 +59,13 @@ __global__ void __launch_bounds__(kBlock)
         if constexpr (kBlock >= 64) {
             v += sdata[tid + 32];
         }
+        // EXERCISE BEGIN: sum v over the tile's 32 lanes with tile.shfl_down(v, offset),
+        // EXERCISE HINT: offset 16, 8, 4, 2, 1: lane 0 then holds the block's sum
 #pragma unroll
         for (unsigned int offset = tile.num_threads() / 2; offset > 0; offset /= 2) {
             v += tile.shfl_down(v, offset);  // register to register, no shared memory
         }
+        // EXERCISE END
         if (tid == 0) {
             out[blockIdx.x] = as_int(v);
         }

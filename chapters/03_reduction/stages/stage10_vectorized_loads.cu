@@ -32,8 +32,14 @@ namespace {
 template <int kBlock, int kLoads, LoadPolicy kPolicy, Layout kLayout>
 __global__ void __launch_bounds__(kBlock)
     reduce_vectorized_loads(const int* __restrict__ in, int* __restrict__ out, std::size_t n) {
+    // EXERCISE BEGIN: this thread's share of in[0, n) with int4 loads, kLoads in flight, then the
+    // EXERCISE HINT: block's sum. split_vectors (vector_split.hpp) cuts in[] into a scalar head,
+    // EXERCISE HINT: int4 vectors and a scalar tail; the solution's helpers are in vectorized.cuh
+    // EXERCISE HINT: (thread_sum_vectorized, block_sum): write your own before you look
     const Sum sum =
         block_sum<kBlock>(thread_sum_vectorized<kBlock, kLoads, kPolicy, kLayout>(in, n));
+    // EXERCISE STUB: const Sum sum = 0;
+    // EXERCISE END
     if (threadIdx.x == 0) {
         out[blockIdx.x] = as_int(sum);
     }

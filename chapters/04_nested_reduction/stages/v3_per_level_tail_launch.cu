@@ -32,11 +32,15 @@ __global__ void per_level_fold(int* work, int* partials, int stride, int chunk_s
     }
     const int t = static_cast<int>(threadIdx.x);
     data[t] = wrap_add(data[t], data[t + stride]);
+    // EXERCISE BEGIN: one thread of the whole grid launches the next level, stride / 2, for all
+    // EXERCISE HINT: chunks, so that it starts after every block of this level has finished;
+    // EXERCISE HINT: count the launch with record_launch(counters)
     if (blockIdx.x == 0 && t == 0) {
         per_level_fold<<<gridDim.x, stride / 2, 0, cudaStreamTailLaunch>>>(
             work, partials, stride / 2, chunk_size, counters);
         record_launch(counters);
     }
+    // EXERCISE END
 }
 
 // The host-launched first level: G blocks of B/2 threads; block b adds the two halves of input

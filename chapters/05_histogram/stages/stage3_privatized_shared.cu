@@ -25,19 +25,25 @@ template <typename Bins>
 __global__ void privatized_shared_kernel(const unsigned char* __restrict__ input, std::size_t n,
                                          unsigned int* histo, int n_bins, Bins bins) {
     extern __shared__ unsigned int histo_s[];
+    // EXERCISE BEGIN: clear the block's private histogram histo_s[0, n_bins), for any block size
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
         histo_s[b] = 0;
     }
     __syncthreads();
+    // EXERCISE END
 
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
          i += stride) {
         const unsigned c = input[i];
         if (bins.counts(c)) {
+            // EXERCISE BEGIN: count c in the private histogram (bin bins.bin(c))
             atomicAdd(&histo_s[bins.bin(c)], 1u);
+            // EXERCISE END
         }
     }
+    // EXERCISE BEGIN: when the whole block has counted, add the private histogram to the global
+    // EXERCISE HINT: one, histo (an empty bin needs no global atomic)
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
@@ -46,6 +52,7 @@ __global__ void privatized_shared_kernel(const unsigned char* __restrict__ input
             atomicAdd(&histo[b], count);
         }
     }
+    // EXERCISE END
 }
 
 }  // namespace

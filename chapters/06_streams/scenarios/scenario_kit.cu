@@ -240,7 +240,11 @@ ScenarioRun run_scenario(int scenario, const ScenarioConfig& config) {
         case 1:
             return run_created_default_created(config, cudaStreamDefault);
         case 2:
+            // EXERCISE BEGIN: scenario 1's three launches, with s created so that k2 (in the
+            // EXERCISE HINT: legacy default stream) may overlap k1 and k3 in the legacy build too
             return run_created_default_created(config, cudaStreamNonBlocking);
+            // EXERCISE STUB: return run_created_default_created(config, cudaStreamDefault);
+            // EXERCISE END
         case 3:
             return run_default_between_streams(config);
         case 4:

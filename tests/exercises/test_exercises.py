@@ -1,0 +1,289 @@
+"""CPU tests of the exercises (ctest: exercises.skeletons_match_stages, label cpu).
+
+The skeleton of every exercise must be exactly its stage file minus the marked regions: checked
+here with difflib, independently of the generator in scripts/exercise.py, so that skeleton and
+solution cannot drift. Also: the registry, the markers, start never overwriting, the planted wrong
+solutions still applying, and the grader's judging of results (no GPU needed).
+"""
+import difflib
+import importlib.util
+import pathlib
+import re
+import sys
+import tempfile
+import unittest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+spec = importlib.util.spec_from_file_location("exercise", ROOT / "scripts" / "exercise.py")
+ex = importlib.util.module_from_spec(spec)
+sys.modules["exercise"] = ex
+spec.loader.exec_module(ex)
+import planted  # noqa: E402
+
+EXERCISES = ex.load_registry()
+
+
+class Registry(unittest.TestCase):
+    def test_about_eight_exercises_over_the_course(self):
+        self.assertGreaterEqual(len(EXERCISES), 8)
+        self.assertGreaterEqual(len({e.chapter for e in EXERCISES}), 5)
+
+    def test_ids_stages_and_student_files_are_unique(self):
+        self.assertEqual(len({e.id for e in EXERCISES}), len(EXERCISES))
+        self.assertEqual(len({(e.chapter, e.stage) for e in EXERCISES}), len(EXERCISES))
+        self.assertEqual(len({e.student_path.name for e in EXERCISES}), len(EXERCISES))
+
+    def test_files_exist_and_graders_are_known(self):
+        for e in EXERCISES:
+            with self.subTest(e.id):
+                self.assertTrue(e.path.is_file(), e.file)
+                self.assertIn(e.grader, ex.GRADERS)
+                self.assertTrue(e.file.startswith("chapters/"))
+
+    def test_chapters_are_executables(self):
+        defined = "".join(p.read_text() for p in (ROOT / "chapters").glob("*/CMakeLists.txt"))
+        for e in EXERCISES:
+            self.assertRegex(defined, r"add_executable\(" + e.chapter + r"\b",
+                             f"{e.id}: CHAPTER={e.chapter} is no chapter's executable")
+            self.assertTrue(e.file.startswith("chapters/"), e.file)
+
+
+class Markers(unittest.TestCase):
+    def test_every_exercise_has_well_formed_regions(self):
+        for e in EXERCISES:
+            with self.subTest(e.id):
+                regions = ex.parse_regions(e.path.read_text(), e.file)
+                self.assertGreaterEqual(len(regions), 1)
+
+    def test_no_markers_outside_registered_stage_files(self):
+        registered = {e.path.resolve() for e in EXERCISES}
+        for path in (ROOT / "chapters").rglob("*"):
+            if path.suffix in {".cu", ".cuh", ".cpp", ".hpp"} and path.resolve() not in registered:
+                self.assertIsNone(ex.MARKER.search(path.read_text()),
+                                  f"{path}: EXERCISE markers, but no line in exercises.txt")
+
+    def test_rejects_malformed_markers(self):
+        bad = {
+            "unclosed": "a\n// EXERCISE BEGIN: h\nx\n",
+            "nested": "// EXERCISE BEGIN: h\n// EXERCISE BEGIN: h\nx\n// EXERCISE END\n",
+            "stray end": "x\n// EXERCISE END\n",
+            "hint outside": "// EXERCISE HINT: h\n",
+            "stub outside": "// EXERCISE STUB: int x;\n",
+            "empty hint": "// EXERCISE BEGIN:\nx\n// EXERCISE END\n",
+            "empty region": "// EXERCISE BEGIN: h\n// EXERCISE STUB: x;\n// EXERCISE END\n",
+            "unknown": "// EXERCISE BEGINS here\n",
+        }
+        for name, text in bad.items():
+            with self.subTest(name):
+                with self.assertRaises(ex.MarkerError):
+                    ex.parse_regions(text)
+
+    def test_stage_files_keep_their_code(self):
+        # Markers are comments: the stage file minus its marker lines is C++ that never mentions
+        # the exercise, and each region holds code (not only comments).
+        for e in EXERCISES:
+            for region in ex.parse_regions(e.path.read_text(), e.file):
+                code = [s for s in region.solution if s.strip() and not s.strip().startswith("//")]
+                self.assertTrue(code, f"{e.id}: a region without code")
+
+
+def replaced_blocks(stage_lines, skeleton_lines):
+    """The (stage range, skeleton range) pairs where the two differ, by difflib."""
+    matcher = difflib.SequenceMatcher(a=stage_lines, b=skeleton_lines, autojunk=False)
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+class SkeletonsMatchStages(unittest.TestCase):
+    """Every skeleton is its stage file with each marked region (BEGIN..END) replaced by the
+    hint and stub lines, nothing else changed, and putting the regions back gives the stage."""
+
+    def test_skeleton_is_stage_minus_regions(self):
+        for e in EXERCISES:
+            with self.subTest(e.id):
+                stage = e.path.read_text().splitlines()
+                skeleton = ex.make_skeleton(e.path.read_text(), e).splitlines()
+                header = ex.skeleton_header(e)
+                self.assertEqual(skeleton[:len(header)], header)
+                skeleton = skeleton[len(header):]
+                # Independent of the generator: the regions found by the marker text alone.
+                begins = [i for i, s in enumerate(stage) if "// EXERCISE BEGIN:" in s]
+                ends = [i for i, s in enumerate(stage) if re.search(r"// EXERCISE END\s*$", s)]
+                self.assertTrue(begins, "no region")
+                self.assertEqual(len(begins), len(ends), "unbalanced markers")
+                regions = list(zip(begins, ends))
+                for (b, end), following in zip(regions, begins[1:] + [len(stage)]):
+                    self.assertLess(b, end)
+                    self.assertLess(end, following, "regions nest or overlap")
+                inside = {i for b, end in regions for i in range(b, end + 1)}
+                outside = [s for i, s in enumerate(stage) if i not in inside]
+
+                def replacement(b, end):
+                    body = stage[b:end + 1]
+                    hints = [re.sub(r"^.*// EXERCISE (BEGIN|HINT):", "", s).strip()
+                             for s in body if re.search(r"// EXERCISE (BEGIN|HINT):", s)]
+                    stubs = [re.sub(r"^.*// EXERCISE STUB: ", "", s).rstrip()
+                             for s in body if "// EXERCISE STUB:" in s]
+                    return ["// EXERCISE: " + hints[0]] + ["//           " + h for h in hints[1:]] \
+                        + stubs
+
+                # Nothing but the regions changed: the lines outside them, in order, unchanged...
+                matcher = difflib.SequenceMatcher(a=outside, b=skeleton, autojunk=False)
+                self.assertEqual(sum(m.size for m in matcher.get_matching_blocks()), len(outside))
+                # ... plus, for each region, exactly its hint and stub lines.
+                expected = sum(len(replacement(b, end)) for b, end in regions)
+                self.assertEqual(len(skeleton), len(outside) + expected)
+                for i1, i2, j1, j2 in replaced_blocks(stage, skeleton):
+                    owner = [(b, end) for b, end in regions if b <= i1 and i2 <= end + 1]
+                    self.assertEqual(len(owner), 1,
+                                     f"the skeleton differs at stage line {i1 + 1}, outside "
+                                     "every region")
+                    allowed = [s.strip() for s in replacement(*owner[0])]
+                    for line in skeleton[j1:j2]:
+                        self.assertIn(line.strip(), allowed)
+
+    def test_restoring_the_regions_gives_the_stage_file(self):
+        for e in EXERCISES:
+            with self.subTest(e.id):
+                text = e.path.read_text()
+                stage = text.splitlines()
+                skeleton = ex.make_skeleton(text, e).splitlines()[len(ex.skeleton_header(e)):]
+                back, s, stage_pos = [], 0, 0
+                for region in ex.parse_regions(text, e.file):
+                    before = region.begin - stage_pos
+                    back += skeleton[s:s + before]
+                    s += before + len(ex.region_replacement(region))
+                    back += stage[region.begin:region.end + 1]
+                    stage_pos = region.end + 1
+                back += skeleton[s:]
+                self.assertEqual(back, stage)
+
+    def test_skeletons_differ_from_the_solution(self):
+        for e in EXERCISES:
+            text = e.path.read_text()
+            solution_code = "\n".join(line for r in ex.parse_regions(text, e.file)
+                                      for line in r.solution if line.strip())
+            self.assertNotIn(solution_code, ex.make_skeleton(text, e), e.id)
+
+
+class Start(unittest.TestCase):
+    def test_start_copies_once_and_never_overwrites(self):
+        e = EXERCISES[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            student = pathlib.Path(tmp) / "student"
+            with open(pathlib.Path(tmp) / "log", "w") as log:
+                path = ex.start(e, student, out=log)
+                self.assertEqual(path.read_text(), ex.make_skeleton(e.path.read_text(), e))
+                path.write_text("my work\n")
+                ex.start(e, student, out=log)
+            self.assertEqual(path.read_text(), "my work\n")
+
+
+class Plants(unittest.TestCase):
+    def test_plants_apply_to_their_stage_files(self):
+        plants = planted.load_plants()
+        self.assertGreaterEqual(len(plants), 5)
+        by_id = {e.id: e for e in EXERCISES}
+        for plant in plants:
+            with self.subTest(plant.name):
+                self.assertIn(plant.exercise, by_id)
+                self.assertTrue(plant.why)
+                stage = by_id[plant.exercise].path.read_text()
+                self.assertNotEqual(plant.apply(stage), stage)
+
+    def test_the_kinds_the_issue_asks_for(self):
+        names = {p.name for p in planted.load_plants()}
+        for kind in ("tail_dropped", "missing_syncthreads", "hard_coded_answer",
+                     "partial_rescaled", "race_plain_increment"):
+            self.assertIn(kind, names)
+
+
+def row(row_id, passed=True, detail="", **extra):
+    return {"id": row_id, "passed": passed, "detail": detail, "median_ms": 1.0, "gbs": 2.0,
+            "percent_of_peak": 3.0, "extra": extra}
+
+
+class Judging(unittest.TestCase):
+    def result(self, code, rows, output=""):
+        return ex.RunResult(code, output, {r["id"]: r for r in rows}, 0.1)
+
+    def test_pass_fail_and_what_was_wrong(self):
+        grader = ex.ReductionGrader("3")
+        self.assertEqual(ex.judge(self.result(0, [row("3")]), grader), ("pass", []))
+        verdict, why = ex.judge(self.result(1, [row("3", False, "sum 5, expected 6")]), grader)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("sum 5, expected 6", why[0])
+        self.assertEqual(ex.judge(self.result(0, [row("4")]), grader)[0], "fail")
+
+    def test_exit_codes(self):
+        grader = ex.ReductionGrader("3")
+        self.assertEqual(ex.judge(self.result(2, [], "--block: no"), grader)[0], "skip")
+        self.assertEqual(ex.judge(self.result(3, [], "Error: no NVIDIA GPU or driver"),
+                                  grader)[0], "no-gpu")
+        verdict, why = ex.judge(self.result(3, [], "CUDA error: an illegal memory access"), grader)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("illegal memory access", why[1])
+        timed_out = ex.RunResult(-1, "", {}, 120.0, True)
+        self.assertEqual(ex.judge(timed_out, grader)[0], "fail")
+        self.assertEqual(ex.judge(self.result(-11, [], "Segmentation fault"), grader)[0], "fail")
+
+    def test_streams_needs_the_overlap(self):
+        grader = ex.StreamsGrader("2")
+        good = [row("1L", **{"overlapping pairs": "0/3", "rules allow": "0"}), row("1P"),
+                row("2L", **{"overlapping pairs": "2/3", "rules allow": "2"}), row("2P")]
+        self.assertEqual(ex.judge(self.result(0, good), grader), ("pass", []))
+        blocking = list(good)
+        blocking[2] = row("2L", **{"overlapping pairs": "0/3", "rules allow": "2"})
+        verdict, why = ex.judge(self.result(0, blocking), grader)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("did not overlap", why[0])
+        ranged = list(good)
+        ranged[2] = row("2L", **{"overlapping pairs": "1-2/3", "rules allow": "2"})
+        self.assertEqual(ex.judge(self.result(0, ranged), grader)[0], "pass")
+        scenario1 = list(good)
+        scenario1[0] = row("1L", False, "k1 and k2 overlapped although the stream rules order them")
+        self.assertEqual(ex.judge(self.result(1, scenario1), grader)[0], "fail")
+
+    def test_overlap_minimum(self):
+        self.assertEqual(ex.overlap_minimum("2/3"), 2)
+        self.assertEqual(ex.overlap_minimum("0-2/28"), 0)
+        self.assertIsNone(ex.overlap_minimum("-"))
+
+
+class Cases(unittest.TestCase):
+    """The grader cannot be fooled easily: odd sizes, below a block and far above, several
+    block sizes and data patterns, never the chapters' default seed."""
+
+    def test_sizes_blocks_and_data(self):
+        for name in ("reduction", "histogram", "divergence", "nested"):
+            with self.subTest(name):
+                grader = ex.GRADERS[name]("3")
+                cases = grader.cases(seed=7, large=False)
+                sizes = {int(c.args[c.args.index("--n") + 1]) for c in cases}
+                for n in (1, 31, 33, 1025, (1 << 20) + 3):
+                    self.assertIn(n, sizes)
+                self.assertTrue({1023, 1024} & sizes)
+                blocks = {c.args[c.args.index("--block") + 1] for c in cases}
+                self.assertGreaterEqual(len(blocks), 4)
+                self.assertTrue(all("--reps" in c.args for c in cases))  # runs in a row
+
+    def test_data_patterns_and_seed(self):
+        cases = ex.ReductionGrader("3").cases(seed=7, large=True)
+        self.assertGreaterEqual(len({c.args[c.args.index("--data") + 1] for c in cases}), 3)
+        self.assertTrue(any(int(c.args[c.args.index("--n") + 1]) > (1 << 31) for c in cases))
+        dists = {c.args[c.args.index("--dist") + 1]
+                 for c in ex.HistogramGrader("3").cases(seed=7, large=False)}
+        self.assertGreaterEqual(len(dists), 4)
+        self.assertNotEqual(ex.random_size(__import__("random").Random(1)) % 2, 0)
+
+    def test_single_architecture(self):
+        command = ["nvcc", "--generate-code=arch=compute_75,code=[sm_75]",
+                   "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-gencode",
+                   "arch=compute_80,code=sm_80", "-c", "x.cu"]
+        self.assertEqual(ex.single_architecture(command),
+                         ["nvcc", "--generate-code=arch=compute_75,code=[sm_75]", "-c", "x.cu"])
+
+
+if __name__ == "__main__":
+    unittest.main()
