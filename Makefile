@@ -118,7 +118,7 @@ sanitize: build
 .PHONY: exercise exercise-list
 exercise:
 	@test -n "$(STAGE)" || { echo "usage: make exercise CHAPTER=<chapter> STAGE=<stage> [SANITIZE=1] (make exercise-list)"; exit 2; }
-	python3 scripts/exercise.py grade $(CHAPTER) $(STAGE) --reference-build $(BUILD_DIR) \
+	python3 scripts/exercise.py grade $(CHAPTER) $(STAGE) --reference-build $(BUILD_DIR) -j $(JOBS) \
 	  $(if $(SANITIZE),--sanitize,) $(if $(CMAKE_ARGS),$(addprefix --cmake-arg=,$(CMAKE_ARGS)),)
 
 exercise-list:
