@@ -26,11 +26,12 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
 all: build
 
-# Configures (with the preset PRESET, into BUILD_DIR) on the first build, and again whenever
-# CMAKE_ARGS or PRESET is given or BUILD_TYPE differs from the cached one (so that
-# `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86` takes effect).
+# Configures (with the preset PRESET, into BUILD_DIR) on the first build or after a configure
+# that failed (no build files were generated), and again whenever CMAKE_ARGS or PRESET is given or
+# BUILD_TYPE differs from the cached one (so that `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86`
+# takes effect).
 configure:
-	@if [ ! -f $(BUILD_DIR)/CMakeCache.txt ] || [ -n "$(CMAKE_ARGS)" ] || \
+	@if [ ! -f $(BUILD_DIR)/CMakeFiles/TargetDirectories.txt ] || [ -n "$(CMAKE_ARGS)" ] || \
 	    [ "$(origin PRESET)" != file ] || \
 	    ! grep -q "^CMAKE_BUILD_TYPE:STRING=$(BUILD_TYPE)$$" $(BUILD_DIR)/CMakeCache.txt; then \
 	  cmake --preset $(PRESET) -B $(BUILD_DIR) $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS); \
