@@ -397,6 +397,15 @@ class StreamsGrader(Grader):
         for row_id in ("1L", "1P"):  # scenario 1 must still behave as scenario 1
             if row_id in rows and not rows[row_id].get("passed"):
                 problems.append(f"row {row_id} (scenario 1): {rows[row_id].get('detail')}")
+        first = rows.get("1L")
+        if first is not None and first.get("extra", {}).get("rules allow") != "0":
+            # The program checks a run against the rules of the streams it was given; a blocking
+            # s made non-blocking changes the rules too, so the rule count itself is checked.
+            problems.append("row 1L: the stream rules allow "
+                            f"{first.get('extra', {}).get('rules allow')} overlapping pairs in "
+                            "scenario 1's legacy build, not 0: its s must stay blocking "
+                            "(cudaStreamDefault), so that the legacy default stream orders k1, "
+                            "k2 and k3")
         legacy = rows.get(self.stage + "L")
         if legacy is not None:
             extra = legacy.get("extra", {})

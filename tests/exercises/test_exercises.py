@@ -241,6 +241,13 @@ class Judging(unittest.TestCase):
         ranged = list(good)
         ranged[2] = row("2L", **{"overlapping pairs": "1-2/3", "rules allow": "2"})
         self.assertEqual(ex.judge(self.result(0, ranged), grader)[0], "pass")
+        # Measured on the H100: the fix applied to scenario 1 as well (planted
+        # always_non_blocking) passes the program's own checks; the grader must not.
+        everywhere = list(good)
+        everywhere[0] = row("1L", **{"overlapping pairs": "2/3", "rules allow": "2"})
+        verdict, why = ex.judge(self.result(0, everywhere), grader)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("must stay blocking", " ".join(why))
         scenario1 = list(good)
         scenario1[0] = row("1L", False, "k1 and k2 overlapped although the stream rules order them")
         self.assertEqual(ex.judge(self.result(1, scenario1), grader)[0], "fail")
