@@ -87,17 +87,20 @@ def parse_regions(text: str, name: str = "<text>") -> List[Region]:
     current: Optional[Region] = None
     for number, line in enumerate(text.splitlines()):
         where = f"{name}:{number + 1}"
-        begin, hint, stub, end = BEGIN.match(line), HINT.match(line), STUB.match(line), END.match(line)
+        begin, hint = BEGIN.match(line), HINT.match(line)
+        stub, end = STUB.match(line), END.match(line)
         if begin:
             if current:
                 raise MarkerError(f"{where}: EXERCISE BEGIN inside the region opened at line "
                                   f"{current.begin + 1} (regions do not nest)")
             if not begin.group("hint").strip():
                 raise MarkerError(f"{where}: EXERCISE BEGIN needs a hint after the colon")
-            current = Region(number, -1, begin.group("indent"), [begin.group("hint").strip()], [], [])
+            current = Region(number, -1, begin.group("indent"), [begin.group("hint").strip()],
+                             [], [])
         elif hint or stub:
             if not current:
-                raise MarkerError(f"{where}: EXERCISE {'HINT' if hint else 'STUB'} outside a region")
+                kind = "HINT" if hint else "STUB"
+                raise MarkerError(f"{where}: EXERCISE {kind} outside a region")
             if hint:
                 if not hint.group("hint").strip():
                     raise MarkerError(f"{where}: empty EXERCISE HINT")
@@ -654,8 +657,12 @@ def grade(exercise: Exercise, source: pathlib.Path, args, out=sys.stdout) -> int
         failures += sanitize(grader, executable, seed, args, out)
 
     if not failures and not args.no_timing:
-        time_rows(grader, executable, seed, args, exercise, source, out, failures)
+        time_rows(grader, executable, seed, args, out, failures)
 
+    if passed == 0 and not failures:
+        failures.append("no case")
+        print("  FAIL  no case applied to this stage (every one was refused as bad usage)",
+              file=out)
     verdict = "FAIL" if failures else "PASS"
     print(f"RESULT: {verdict} ({exercise.id}: {passed} cases passed, {len(failures)} failed, "
           f"{len(skipped)} not applicable{', sanitizer run' if args.sanitize else ''})", file=out)
@@ -690,12 +697,14 @@ def sanitize(grader: Grader, executable: pathlib.Path, seed: int, args, out) -> 
             failures.append(tool)
             print(f"  FAIL  under {tool} ({case.label}): " + "; ".join(reasons), file=out)
         else:
-            print(f"  ok    {tool} ({case.label}): {summary[-1].strip('= ') if summary else 'clean'}",
-                  file=out)
+            said = summary[-1].strip("= ") if summary else "clean"
+            print(f"  ok    {tool} ({case.label}): {said}", file=out)
     return failures
 
 
-def time_rows(grader, executable, seed, args, exercise, source, out, failures) -> None:
+def time_rows(grader, executable, seed, args, out, failures) -> None:
+    """The timed run: the student's rows, the committed stage's (from the reference build) and
+    the comparison rows (CUB), as one table."""
     timing = grader.timing_args(seed)
     if args.timing_reps:
         timing += ["--reps", str(args.timing_reps)]
@@ -803,7 +812,8 @@ def command_list(_args) -> int:
     return EXIT_PASS
 
 
-def start(exercise: Exercise, student_dir: pathlib.Path = STUDENT_DIR, out=sys.stdout) -> pathlib.Path:
+def start(exercise: Exercise, student_dir: pathlib.Path = STUDENT_DIR,
+          out=sys.stdout) -> pathlib.Path:
     target = student_dir / pathlib.Path(exercise.file).name
     if target.exists():
         print(f"{display(target)} exists: kept as it is (delete it to start over)", file=out)

@@ -258,6 +258,50 @@ class Judging(unittest.TestCase):
         self.assertIsNone(ex.overlap_minimum("-"))
 
 
+FAKE_PROGRAM = """#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+rows = [{"id": "3", "name": "x", "passed": "--bad" not in args, "detail": "sum 1, expected 2",
+         "median_ms": 0.165, "gbs": 813.6, "percent_of_peak": 24.3, "extra": {}},
+        {"id": "cub", "name": "cub", "passed": True, "detail": "", "median_ms": 0.0507,
+         "gbs": 2648.8, "percent_of_peak": 79.0, "extra": {}}]
+json.dump({"rows": rows}, open(args[args.index("--json") + 1], "w"))
+sys.exit(1 if "--bad" in args else 0)
+"""
+
+
+class Running(unittest.TestCase):
+    """The grader's run -> JSON -> verdict -> table path, with a stand-in for a chapter program."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.program = pathlib.Path(self.tmp.name) / "reduction"
+        # This Python on the #! line, not whatever python3 the PATH finds first.
+        self.program.write_text("#!" + sys.executable + FAKE_PROGRAM[FAKE_PROGRAM.index("\n"):])
+        self.program.chmod(0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_run_and_judge(self):
+        grader = ex.ReductionGrader("3")
+        good = ex.run_program([str(self.program)], 30)
+        self.assertEqual(ex.judge(good, grader), ("pass", []))
+        bad = ex.run_program([str(self.program), "--bad"], 30)
+        self.assertEqual(ex.judge(bad, grader), ("fail", ["row 3: sum 1, expected 2"]))
+
+    def test_timed_table(self):
+        import argparse
+        import io
+        args = argparse.Namespace(timing_reps=2, timeout=30.0, reference_build="")
+        out, failures = io.StringIO(), []
+        ex.time_rows(ex.ReductionGrader("3"), self.program, 5, args, out, failures)
+        text = out.getvalue()
+        self.assertEqual(failures, [])
+        self.assertRegex(text, r"your stage 3 +PASS +0\.1650 +813\.6 +24\.3")
+        self.assertRegex(text, r"CUB +PASS +0\.0507 +2648\.8 +79\.0")
+
+
 class Cases(unittest.TestCase):
     """The grader cannot be fooled easily: odd sizes, below a block and far above, several
     block sizes and data patterns, never the chapters' default seed."""
