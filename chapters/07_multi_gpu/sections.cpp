@@ -172,6 +172,8 @@ bool run_scaling(const std::string& section, const std::string& title, const std
             gpus.synchronize_devices();
             ct::BenchmarkConfig config = o.common.benchmark_config();
             config.stream = gpus.stream(0);
+            // The host combine waits for the GPUs inside each run: it cannot run on a held stream.
+            config.hold_stream = combine != Combine::kHost || g == 1;
             const ct::Measurement m = ct::measure([&](cudaStream_t) { job->run(total.data()); },
                                                   [&] { return verify_total(total); }, config);
             const std::string id =

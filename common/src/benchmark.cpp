@@ -1,7 +1,9 @@
 #include "cudatutorial/benchmark.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <iostream>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -50,6 +52,47 @@ std::string Measurement::failure_detail() const {
     return {};
 }
 
+namespace detail {
+void launch_stream_hold(const int* release, unsigned long long timeout_ns, int* timed_out,
+                        cudaStream_t stream);
+}  // namespace detail
+
+namespace {
+
+// Two ints of mapped, page-locked host memory that the hold kernel reads (release) and writes
+// (timed_out), through the device pointer the runtime gives for them.
+class StreamHold {
+  public:
+    explicit StreamHold(cudaStream_t stream) : stream_of_hold_(stream) {
+        CT_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int),
+                               cudaHostAllocMapped | cudaHostAllocPortable));
+        flags_[0] = 0;
+        flags_[1] = 0;
+        int* device_flags = nullptr;
+        CT_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags_, 0));
+        constexpr unsigned long long kTimeoutNs = 2'000'000'000ull;  // queuing takes milliseconds
+        detail::launch_stream_hold(device_flags, kTimeoutNs, device_flags + 1, stream);
+    }
+    ~StreamHold() {
+        release();  // also on an exception while queuing: never leave the kernel spinning
+        cudaStreamSynchronize(stream_of_hold_);
+        cudaFreeHost(flags_);
+    }
+    StreamHold(const StreamHold&) = delete;
+    StreamHold& operator=(const StreamHold&) = delete;
+    void release() {
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        reinterpret_cast<volatile int*>(flags_)[0] = 1;
+    }
+    bool timed_out() const { return reinterpret_cast<volatile int*>(flags_)[1] != 0; }
+
+  private:
+    int* flags_ = nullptr;
+    cudaStream_t stream_of_hold_ = nullptr;
+};
+
+}  // namespace
+
 Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config) {
     if (config.repetitions < 1 || config.warmup < 0) {
         throw std::invalid_argument("time_repeated: repetitions must be >= 1 and warmup >= 0");
@@ -68,9 +111,15 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
     // with the next launch already queued, so a sample is the GPU's time for the work alone.
     // (Waiting for every stop event before recording the next start would leave the GPU idle at
     // each start: the sample would then include the host's launch latency, a few microseconds,
-    // which is 5-10% of a 50 us kernel.)
+    // which is 5-10% of a 50 us kernel.) The first start event has no previous repetition to
+    // wait for: the hold keeps the stream busy until everything is queued, so it does not fire
+    // early either.
     std::vector<CudaEvent> starts(config.repetitions);
     std::vector<CudaEvent> stops(config.repetitions);
+    std::unique_ptr<StreamHold> hold;
+    if (config.hold_stream) {
+        hold = std::make_unique<StreamHold>(config.stream);
+    }
     for (int i = 0; i < config.repetitions; ++i) {
         if (flusher) {
             flusher->flush(config.stream);
@@ -79,7 +128,14 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
         launch(config.stream);
         stops[i].record(config.stream);
     }
+    if (hold) {
+        hold->release();
+    }
     stops.back().synchronize();
+    if (hold && hold->timed_out()) {
+        std::cerr << "warning: the timing harness's stream hold timed out (the launch function "
+                     "waits on the host?): the first samples may include host time\n";
+    }
     std::vector<double> samples;
     samples.reserve(config.repetitions);
     for (int i = 0; i < config.repetitions; ++i) {

@@ -1,6 +1,8 @@
 // GPU tests of common/: buffers, device info, the benchmark harness. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -241,6 +243,55 @@ TEST(HarnessGpu, SamplesExcludeTheHostLaunchLatency) {
     // start event, added another 2-4 us of host launch latency on top.
     EXPECT_LT(stats.median_ms - kernel_ms, 0.005)
         << "median " << stats.median_ms << " ms for a kernel that ran " << kernel_ms << " ms";
+}
+
+TEST(HarnessGpu, TheFirstSampleExcludesTheHostLaunchLatencyToo) {
+    CT_REQUIRE_GPU();
+    // One repetition per call, so every sample is a first sample: before the stream hold, its
+    // start event fired on an idle stream while the host was still launching the kernel.
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 1;
+    config.warmup = 1;
+    const auto spin = [&](cudaStream_t stream) {
+        spin_kernel<<<1, 1, 0, stream>>>(50000, ran_ns.data());
+        CT_CHECK_LAUNCH();
+    };
+    std::vector<double> first_samples;
+    for (int call = 0; call < 11; ++call) {
+        first_samples.push_back(ct::time_repeated(spin, config).median_ms);
+    }
+    const double first = ct::summarize(first_samples).median_ms;
+    const double kernel_ms = ran_ns.to_host()[0] * 1e-6;
+    if (cudatutorial::testing::sanitizing()) {
+        GTEST_SKIP() << "ran under compute-sanitizer, whose instrumentation makes timing bounds "
+                        "meaningless";
+    }
+    EXPECT_GE(first, kernel_ms * 0.99);
+    EXPECT_LT(first - kernel_ms, 0.005)
+        << "first samples: median " << first << " ms for a kernel that ran " << kernel_ms << " ms";
+}
+
+TEST(HarnessGpu, ALaunchThatWaitsOnTheHostRunsWithoutTheHold) {
+    CT_REQUIRE_GPU();
+    // A launch function that synchronizes would wait for a held stream until the hold timed out;
+    // hold_stream = false is its way out, and it must then be timed at once.
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 3;
+    config.hold_stream = false;
+    const auto start = std::chrono::steady_clock::now();
+    const ct::Stats stats = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            spin_kernel<<<1, 1, 0, stream>>>(10000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+            CT_CHECK(cudaStreamSynchronize(stream));
+        },
+        config);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(stats.samples, 3);
+    EXPECT_LT(seconds, 1.0);  // far from the hold's 2 s timeout
 }
 
 TEST(HarnessGpu, L2FlushRunsBetweenRepetitions) {

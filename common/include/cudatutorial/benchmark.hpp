@@ -5,9 +5,10 @@
 ///  1. run once and validate (a wrong kernel is reported FAIL, whatever its speed);
 ///  2. warm-up runs (module loading, clocks ramping up, caches and TLBs filled);
 ///  3. `repetitions` timed runs, each between two CUDA events on the same stream, optionally
-///     after overwriting L2 so that no run reads the previous run's data from cache. The runs are
-///     enqueued back to back and the host waits once at the end, so each start event fires with
-///     the run's first launch already queued: the host's launch latency is not in the samples;
+///     after overwriting L2 so that no run reads the previous run's data from cache. The stream
+///     is first held by a one-thread kernel that waits until the host has queued every run, then
+///     released, so every start event, the first one included, fires with its run's work already
+///     queued: the host's launch latency is in no sample;
 ///  4. validate again: a kernel that breaks under repetition (a race, state not reset between
 ///     runs, an accumulating output) is caught too.
 /// The launch callback must compute the whole result from scratch each time (clear its own
@@ -57,6 +58,10 @@ struct BenchmarkConfig {
     int repetitions = 20;           ///< timed runs
     bool flush_l2 = false;          ///< overwrite L2 before every timed run
     cudaStream_t stream = nullptr;  ///< where the launch and the events go
+    /// Hold the stream while the runs are queued (see the file comment). Turn it off for a launch
+    /// function that waits on the host (a host-side combine): the hold would delay it by its
+    /// timeout and print a warning.
+    bool hold_stream = true;
 };
 
 /// What measure() found.
