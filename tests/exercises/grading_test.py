@@ -11,7 +11,6 @@ GPU is present, before building anything.
 """
 import argparse
 import concurrent.futures
-import importlib.util
 import io
 import os
 import pathlib
@@ -21,11 +20,9 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-spec = importlib.util.spec_from_file_location("exercise", ROOT / "scripts" / "exercise.py")
-ex = importlib.util.module_from_spec(spec)
-sys.modules["exercise"] = ex
-spec.loader.exec_module(ex)
 import planted  # noqa: E402
+
+ex = planted.load_exercise_module()
 
 SKIP = 77
 

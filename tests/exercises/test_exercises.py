@@ -6,7 +6,6 @@ solution cannot drift. Also: the registry, the markers, start never overwriting,
 solutions still applying, and the grader's judging of results (no GPU needed).
 """
 import difflib
-import importlib.util
 import pathlib
 import re
 import sys
@@ -16,11 +15,9 @@ import unittest
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-spec = importlib.util.spec_from_file_location("exercise", ROOT / "scripts" / "exercise.py")
-ex = importlib.util.module_from_spec(spec)
-sys.modules["exercise"] = ex
-spec.loader.exec_module(ex)
 import planted  # noqa: E402
+
+ex = planted.load_exercise_module()
 
 EXERCISES = ex.load_registry()
 
