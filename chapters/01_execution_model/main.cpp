@@ -427,9 +427,6 @@ int main(int argc, char** argv) {
                                                   shapes, info, common.benchmark_config(), seed)) {
             table.add(std::move(row));
         }
-        table.print(std::cout);
-        table.write_files(common.csv_path, common.json_path);
-        return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                             : ct::ExitCode::kVerificationFailed);
+        return ct::finish_table(table, common);
     });
 }

@@ -56,20 +56,32 @@ cudatutorial::Verification verify_short_branch(const std::vector<float>& c, Cond
 /// `block` threads. Throws cudatutorial::CudaError if the launch fails.
 using ShortLaunch = void (*)(float* c, int n, int block, cudaStream_t stream);
 
-/// One of the textbook's short-branch kernels.
-struct ShortKernel {
-    std::string id;       ///< row id in the table: "0".."4", "4t"
-    std::string name;     ///< e.g. "even_odd_divergent"
+/// One of the textbook's short-branch kernels: ids "0".."4", and "4t", the textbook's
+/// operator-precedence bug kept as a labelled demonstration (role kExpectedFailure).
+struct ShortKernel : cudatutorial::StageDescriptor {
     std::string branch;   ///< the branch condition as written in the kernel
     Condition condition;  ///< the result it must produce (for "4t": what it was meant to do)
-    bool textbook_bug;    ///< the textbook's operator-precedence bug, kept as a labelled demo
     Recorded recorded;    ///< its instrumented copy in record_paths()
     ShortLaunch launch;
+};
+
+/// Launches one long-branch kernel (see long_reference): `work` loop steps per branch.
+using LongLaunch = void (*)(std::uint32_t* out, int n, int work, int block, cudaStream_t stream);
+
+/// One of the long-branch pair ("5a", "5b"), which the table compares with each other.
+struct LongKernel : cudatutorial::StageDescriptor {
+    std::string branch;   ///< the branch condition as written in the kernel
+    Condition condition;  ///< which lanes take the first branch
+    Recorded recorded;    ///< its instrumented copy in record_paths()
+    LongLaunch launch;
 };
 
 /// The short-branch kernels in the textbook's order: warm-up, mathKernel1..3, mathKernel4 with
 /// the precedence bug fixed, and mathKernel4 as printed (the bug demonstration, last).
 const std::vector<ShortKernel>& short_kernels();
+
+/// The long-branch pair: divergent within warps ("5a", the pair's baseline) and warp-aligned.
+const std::vector<LongKernel>& long_kernels();
 
 void launch_warmup(float* c, int n, int block, cudaStream_t stream);
 void launch_even_odd_divergent(float* c, int n, int block, cudaStream_t stream);

@@ -85,134 +85,113 @@ PathsResult print_paths(int n, int block) {
     return result;
 }
 
+struct Options {
+    std::string program = "divergence";  ///< argv[0], for the --profile-help commands
+    std::uint64_t n = std::uint64_t{1} << 24;
+    int block = 64;
+    int work = 32;
+    std::vector<std::string> sections;
+    bool profile_help = false;
+    ct::CommonOptions common;
+};
+
+void add_options(CLI::App& app, Options& o) {
+    ct::add_size_option(app, "--n", o.n, "threads (= output elements) per kernel");
+    app.add_option("--block", o.block,
+                   "threads per block (a power of two, 32 to the device's limit)")
+        ->check(ct::power_of_two_validator())
+        ->capture_default_str();
+    app.add_option("--work", o.work,
+                   "loop steps in each branch of the long-branch kernels (each step updates 4 "
+                   "independent states)")
+        ->check(CLI::Range(1, 4096))
+        ->capture_default_str();
+    ct::add_section_option(app, o.sections, kSections,
+                           "run only these sections: paths, timing (default: both)");
+    ct::add_profile_help_flag(app, o.profile_help, "branch efficiency");
+    ct::add_common_options(app, o.common);
+}
+
+int run(const Options& o) {
+    if (o.profile_help) {
+        std::cout << dv::profiling_help(o.program);
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    ct::require_range(o.n, 1, std::uint64_t{1} << 30, "--n");
+    // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
+    if (o.n * static_cast<std::uint64_t>(o.work) > (std::uint64_t{1} << 31)) {
+        throw ct::UsageError("--n x --work = " + std::to_string(o.n * o.work) +
+                             " is over 2^31: the CPU reference would take minutes; lower --n or "
+                             "--work");
+    }
+    const ct::DeviceInfo info = ct::select_device(o.common.device);
+    ct::require_block_size(o.block, info, info.warp_size, "--block");
+    const int count = static_cast<int>(o.n);
+    ct::require_device_memory(2 * o.n * sizeof(float), "the output arrays");
+
+    PathsResult paths;
+    if (ct::section_wanted(o.sections, "paths")) {
+        paths = print_paths(count, o.block);
+    }
+    if (!ct::section_wanted(o.sections, "timing")) {
+        return ct::to_int(paths.all_verified ? ct::ExitCode::kSuccess
+                                             : ct::ExitCode::kVerificationFailed);
+    }
+
+    ct::RunInfo run = ct::make_run_info(
+        "divergence", "branch kernels: same work, different branch granularity", info);
+    run.set("n", ct::describe_size(o.n));
+    run.set("block", std::to_string(o.block));
+    run.set("work (long kernels)", std::to_string(o.work) + " steps per branch");
+    run.set("timing", o.common.timing_description());
+    ct::ResultTable table(run);
+    const ct::BenchmarkConfig config = o.common.benchmark_config();
+
+    ct::DeviceBuffer<float> c(o.n);
+    for (const dv::ShortKernel& kernel : dv::short_kernels()) {
+        ct::ResultRow row = ct::run_stage(
+            kernel, [&] { c.fill_bytes(0xff); },  // NaN: an element not written cannot pass
+            [&](cudaStream_t stream) { kernel.launch(c.data(), count, o.block, stream); },
+            [&] { return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size); },
+            4.0 * static_cast<double>(o.n), config);
+        row.with("branch", kernel.branch);
+        row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+        table.add(std::move(row));
+    }
+
+    const dv::LongReference reference = dv::long_reference(count, o.work);
+    ct::DeviceBuffer<std::uint32_t> out(o.n);
+    table.set_baseline("5a", "5a");
+    for (const dv::LongKernel& kernel : dv::long_kernels()) {
+        // Compute-bound: no GB/s column (bytes = 0); the time is what matters.
+        ct::ResultRow row = ct::run_stage(
+            kernel, [&] { out.fill_bytes(0xff); },
+            [&](cudaStream_t stream) { kernel.launch(out.data(), count, o.work, o.block, stream); },
+            [&] {
+                return dv::verify_long_branch(out.to_host(), reference, kernel.condition,
+                                              info.warp_size);
+            },
+            0.0, config);
+        // The long pair is its own comparison (the "x 5a" column): chained after the short,
+        // store-bound kernels its "x prev" and "x first" would compare unrelated work.
+        row.in_progression = false;
+        row.with("branch", kernel.branch);
+        row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+        table.add(std::move(row));
+    }
+    return ct::finish_table(table, o.common, paths.all_verified);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 2 - warp divergence: the textbook's branch kernels, a long-branch pair where "
         "divergence costs time, and the paths of each warp recorded on the GPU"};
-    ct::CommonOptions common;
-    ct::add_common_options(app, common);
-    std::uint64_t n = std::uint64_t{1} << 24;
-    ct::add_size_option(app, "--n", n, "threads (= output elements) per kernel");
-    int block = 64;
-    app.add_option("--block", block, "threads per block (a power of two, 32 to the device's limit)")
-        ->check(ct::power_of_two_validator())
-        ->capture_default_str();
-    int work = 32;
-    app.add_option("--work", work,
-                   "loop steps in each branch of the long-branch kernels (each step updates 4 "
-                   "independent states)")
-        ->check(CLI::Range(1, 4096))
-        ->capture_default_str();
-    std::vector<std::string> sections;
-    app.add_option("--section", sections, "run only these sections: paths, timing (default: both)")
-        ->delimiter(',')
-        ->check(CLI::IsMember(kSections));
-    bool profile_help = false;
-    app.add_flag("--profile-help", profile_help,
-                 "print the Nsight Compute (ncu) commands for branch efficiency, and exit");
-
-    return ct::run_program(app, argc, argv, [&] {
-        if (profile_help) {
-            std::cout << dv::profiling_help(argc > 0 ? argv[0] : "divergence");
-            return ct::to_int(ct::ExitCode::kSuccess);
-        }
-        ct::require_range(n, 1, std::uint64_t{1} << 30, "--n");
-        // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
-        if (n * static_cast<std::uint64_t>(work) > (std::uint64_t{1} << 31)) {
-            throw ct::UsageError("--n x --work = " + std::to_string(n * work) +
-                                 " is over 2^31: the CPU reference would take minutes; lower "
-                                 "--n or --work");
-        }
-        const auto wanted = [&](const std::string& section) {
-            return sections.empty() ||
-                   std::find(sections.begin(), sections.end(), section) != sections.end();
-        };
-        const ct::DeviceInfo info = ct::select_device(common.device);
-        ct::require_block_size(block, info, info.warp_size, "--block");
-        const int count = static_cast<int>(n);
-        ct::require_device_memory(2 * n * sizeof(float), "the output arrays");
-
-        PathsResult paths;
-        if (wanted("paths")) {
-            paths = print_paths(count, block);
-        }
-        if (!wanted("timing")) {
-            return ct::to_int(paths.all_verified ? ct::ExitCode::kSuccess
-                                                 : ct::ExitCode::kVerificationFailed);
-        }
-
-        ct::RunInfo run = ct::make_run_info(
-            "divergence", "branch kernels: same work, different branch granularity", info);
-        run.set("n", ct::describe_size(n));
-        run.set("block", std::to_string(block));
-        run.set("work (long kernels)", std::to_string(work) + " steps per branch");
-        run.set("timing", common.timing_description());
-        ct::ResultTable table(run);
-        const ct::BenchmarkConfig config = common.benchmark_config();
-
-        ct::DeviceBuffer<float> c(n);
-        for (const dv::ShortKernel& kernel : dv::short_kernels()) {
-            c.fill_bytes(0xff);  // NaN: an element a kernel does not write cannot pass
-            const ct::Measurement m = ct::measure(
-                [&](cudaStream_t stream) { kernel.launch(c.data(), count, block, stream); },
-                [&] {
-                    return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size);
-                },
-                config);
-            ct::ResultRow row = ct::make_row(kernel.id, kernel.name, m, 4.0 * n);
-            row.with("branch", kernel.branch);
-            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
-            if (kernel.textbook_bug) {
-                row.expected_failure = true;
-                row.in_progression = false;
-                row.detail =
-                    "textbook bug: itid & 0x01 == 0 parses as itid & (0x01 == 0) = "
-                    "itid & 0, never true, so every thread writes " +
-                    ct::format_fixed(dv::kElseValue, 0) + ". " + row.detail;
-            }
-            table.add(std::move(row));
-        }
-
-        const dv::LongReference reference = dv::long_reference(count, work);
-        ct::DeviceBuffer<std::uint32_t> out(n);
-        struct LongKernel {
-            const char* id;
-            const char* name;
-            const char* branch;
-            dv::Condition condition;
-            dv::Recorded recorded;
-            void (*launch)(std::uint32_t*, int, int, int, cudaStream_t);
-        };
-        const LongKernel long_kernels[] = {
-            {"5a", "long_even_odd_divergent", "tid % 2 == 0", dv::Condition::kEvenOdd,
-             dv::Recorded::kEvenOdd, dv::launch_long_even_odd_divergent},
-            {"5b", "long_warp_aligned", "(tid / warpSize) % 2 == 0", dv::Condition::kWarpAligned,
-             dv::Recorded::kWarpAligned, dv::launch_long_warp_aligned},
-        };
-        table.set_baseline("5a", "5a");
-        for (const LongKernel& kernel : long_kernels) {
-            out.fill_bytes(0xff);
-            const ct::Measurement m = ct::measure(
-                [&](cudaStream_t stream) { kernel.launch(out.data(), count, work, block, stream); },
-                [&] {
-                    return dv::verify_long_branch(out.to_host(), reference, kernel.condition,
-                                                  info.warp_size);
-                },
-                config);
-            // Compute-bound: no GB/s column (bytes = 0); the time is what matters.
-            ct::ResultRow row = ct::make_row(kernel.id, kernel.name, m, 0.0);
-            // The long pair is its own comparison (the "x 5a" column): chained after the short,
-            // store-bound kernels its "x prev" and "x first" would compare unrelated work.
-            row.in_progression = false;
-            row.with("branch", kernel.branch);
-            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
-            table.add(std::move(row));
-        }
-        table.print(std::cout);
-        table.write_files(common.csv_path, common.json_path);
-        const bool ok = table.all_passed() && paths.all_verified;
-        return ct::to_int(ok ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
-    });
+    Options o;
+    if (argc > 0) {
+        o.program = argv[0];
+    }
+    add_options(app, o);
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
 }

@@ -29,67 +29,46 @@ struct Options {
     ct::CommonOptions common;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> items;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ',')) {
-        if (!item.empty()) {
-            items.push_back(item);
-        }
-    }
-    return items;
-}
-
 /// The stages to run, validated against n and the block size; all host-side, before any GPU
-/// work. An explicit list must be valid as a whole; `all` skips (with a note) the stages that do
-/// not support the block size.
-std::vector<std::string> select_stages(const Options& o, std::vector<std::string>& notes) {
-    std::vector<std::string> ids;
-    const bool all = o.stages == "all";
-    const std::vector<std::string> requested =
-        all ? std::vector<std::string>{} : split_list(o.stages);
-    if (!all && requested.empty()) {
-        throw ct::UsageError("--stage: give 'all' or a comma-separated list of stage ids");
+/// work. An explicit list must be valid as a whole; `all` skips (with a note in the table) the
+/// stages that do not support the block size.
+std::vector<const reduction::StageInfo*> select_stages(const Options& o,
+                                                       std::vector<std::string>& notes) {
+    const std::vector<std::string> requested = ct::split_list(o.stages);
+    if (requested.empty()) {
+        throw ct::UsageError("--stage: give 'all', 'list' or a comma-separated list of stage ids");
     }
-    if (all) {
-        for (const reduction::StageInfo& s : reduction::stages()) {
-            if (!s.by_default) {
-                continue;
-            }
-            try {
-                reduction::validate_configuration(s.id, o.n, o.block);
-                ids.push_back(s.id);
-            } catch (const std::invalid_argument& e) {
-                notes.push_back(std::string("skipped: ") + e.what());
-            }
-        }
-    } else {
-        for (const std::string& id : requested) {
-            try {
-                reduction::validate_configuration(id, o.n, o.block);
-            } catch (const std::invalid_argument& e) {
+    const bool all = requested == std::vector<std::string>{"all"};
+    std::vector<const reduction::StageInfo*> runnable;
+    for (const reduction::StageInfo* stage :
+         ct::select_stages<reduction::StageInfo>(reduction::stages(), requested, "--stage",
+                                                 [](const auto& s) { return s.by_default; })) {
+        try {
+            reduction::validate_configuration(stage->id, o.n, o.block);
+            runnable.push_back(stage);
+        } catch (const std::invalid_argument& e) {
+            if (!all) {
                 throw ct::UsageError(std::string("--stage/--block/--n: ") + e.what());
             }
-            ids.push_back(id);
+            notes.push_back(std::string("skipped: ") + e.what());
         }
     }
-    if (ids.empty()) {
+    if (runnable.empty()) {
         throw ct::UsageError("no stage supports --block " + std::to_string(o.block));
     }
-    return ids;
+    return runnable;
 }
 
 int run(const Options& o) {
+    if (o.stages == "list") {
+        ct::print_stage_list(std::cout, ct::descriptors(reduction::stages()));
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
     // 1. Everything that can be checked without a GPU.
     if (o.n < 1 || o.n > (std::uint64_t{1} << 40)) {
         throw ct::UsageError("--n must be between 1 and 2^40; got " + std::to_string(o.n));
     }
-    if (!ct::is_power_of_two(static_cast<std::uint64_t>(o.block > 0 ? o.block : 0)) ||
-        o.block < 32 || o.block > 1024) {
-        throw ct::UsageError("--block must be a power of two from 32 to 1024; got " +
-                             std::to_string(o.block));
-    }
+    ct::require_power_of_two_block(o.block);
     reduction::Pattern pattern{};
     try {
         pattern = reduction::parse_pattern(o.data);
@@ -97,7 +76,7 @@ int run(const Options& o) {
         throw ct::UsageError(std::string("--data: ") + e.what());
     }
     std::vector<std::string> notes;
-    const std::vector<std::string> ids = select_stages(o, notes);
+    const std::vector<const reduction::StageInfo*> selected = select_stages(o, notes);
 
     // 2. The device, and whether the input fits (input + at most 1/16 more for partial sums).
     const ct::DeviceInfo device = ct::select_device(o.common.device);
@@ -125,9 +104,8 @@ int run(const Options& o) {
     table.set_baseline(reduction::kCubStageId, "CUB");
 
     const ct::BenchmarkConfig config = o.common.benchmark_config();
-    for (const std::string& id : ids) {
-        const reduction::Reducer reducer(id, n, o.block);
-        d_sum.fill_bytes(0xff);  // poison: a stage that writes nothing cannot pass
+    for (const reduction::StageInfo* stage : selected) {
+        const reduction::Reducer reducer(stage->id, n, o.block);
         const auto verify = [&] {
             int got = 0;
             d_sum.copy_to_host(&got, 1);
@@ -137,39 +115,49 @@ int run(const Options& o) {
             return ct::Verification::fail("sum " + std::to_string(got) + ", expected " +
                                           std::to_string(expected));
         };
-        const ct::Measurement m = ct::measure(
-            [&](cudaStream_t s) { reducer.run(d_in.data(), d_sum.data(), s); }, verify, config);
+        ct::ResultRow row = ct::run_stage(
+            *stage, [&] { d_sum.fill_bytes(0xff); },
+            [&](cudaStream_t s) { reducer.run(d_in.data(), d_sum.data(), s); }, verify,
+            static_cast<double>(bytes), config);
         const ct::Stats first = ct::time_repeated(
             [&](cudaStream_t s) { reducer.run_first_pass(d_in.data(), d_sum.data(), s); }, config);
-
-        const reduction::StageInfo& stage = reducer.stage();
-        ct::ResultRow row = ct::make_row(stage.id, stage.name, m, static_cast<double>(bytes));
-        row.in_progression = stage.in_progression;
-        const auto& passes = reducer.passes();
         row.with("first pass ms", ct::format_ms(first.median_ms));
         // Stage 12 clears its output with a cudaMemsetAsync before its one kernel: one more
         // operation on the stream, which the column would otherwise hide.
-        const std::string launches =
-            std::to_string(passes.size()) + (id == "12" ? " + memset" : "");
-        row.with("launches", id == reduction::kCubStageId ? "cub" : launches);
-        row.with("grid", id == reduction::kCubStageId ? "cub" : std::to_string(passes[0].grid));
-        if (stage.historical) {
-            // A data race is undefined behaviour: passing here proves nothing, failing is the
-            // lesson. Either way it must not decide the exit code.
-            row.expected_failure = !row.passed;
-            row.detail = (row.passed ? std::string("matched this time, but ") : row.detail + "; ") +
-                         "historical volatile form: a data race since Volta (see README)";
-        }
+        const bool cub = stage->id == reduction::kCubStageId;
+        const auto& passes = reducer.passes();
+        row.with(
+            "launches",
+            cub ? "cub" : std::to_string(passes.size()) + (stage->id == "12" ? " + memset" : ""));
+        row.with("grid", cub ? "cub" : std::to_string(passes[0].grid));
         table.add(row);
     }
 
-    table.print(std::cout);
     for (const std::string& note : notes) {
-        std::cout << note << "\n";
+        table.add_note(note);
     }
-    table.write_files(o.common.csv_path, o.common.json_path);
-    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                         : ct::ExitCode::kVerificationFailed);
+    return ct::finish_table(table, o.common);
+}
+
+void add_options(CLI::App& app, Options& o) {
+    ct::add_size_option(app, "--n", o.n, "number of ints to sum (2^25, 1<<25, 32Mi, ...)");
+    app.add_option("--block", o.block, "threads per block (power of two, 32-1024)")
+        ->capture_default_str();
+    std::string ids;
+    for (const reduction::StageInfo& stage : reduction::stages()) {
+        ids += " " + stage.id;
+    }
+    app.add_option("--stage", o.stages,
+                   "'all', 'list' (the stages and their ideas), or a comma-separated list of "
+                   "stage ids or names:" +
+                       ids +
+                       " ('all' leaves out 5v, the historical volatile "
+                       "form)")
+        ->capture_default_str();
+    app.add_option("--data", o.data, "input pattern: random, ones, alternating, extremes")
+        ->capture_default_str();
+    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    ct::add_common_options(app, o.common);
 }
 
 }  // namespace
@@ -179,18 +167,6 @@ int main(int argc, char** argv) {
         "Chapter 3 - parallel reduction: textbook stages 1-9, beyond-the-book stages 10-12 and "
         "CUB, each summing N ints on the GPU (sum modulo 2^32) and checked against the CPU"};
     Options o;
-    ct::add_size_option(app, "--n", o.n, "number of ints to sum (2^25, 1<<25, 32Mi, ...)");
-    app.add_option("--block", o.block, "threads per block (power of two, 32-1024)")
-        ->capture_default_str();
-    std::string stage_help = "'all' or a comma-separated list of stage ids:";
-    for (const reduction::StageInfo& s : reduction::stages()) {
-        stage_help += " " + s.id;
-    }
-    stage_help += " ('all' leaves out 5v, the historical volatile form)";
-    app.add_option("--stage", o.stages, stage_help)->capture_default_str();
-    app.add_option("--data", o.data, "input pattern: random, ones, alternating, extremes")
-        ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
-    ct::add_common_options(app, o.common);
+    add_options(app, o);
     return ct::run_program(app, argc, argv, [&] { return run(o); });
 }

@@ -82,8 +82,7 @@ const std::vector<StageImpl>& stage_impls() {
             2,
             Combine::kRepeatPasses,
             Shared::kTree};
-        historical.info.in_progression = false;
-        historical.info.historical = true;
+        historical.info.role = cudatutorial::StageRole::kExpectedFailure;
         historical.info.by_default = false;
         v.push_back(historical);
         v.push_back({info("6", "complete_unroll",
@@ -125,7 +124,7 @@ const std::vector<StageImpl>& stage_impls() {
                       1,
                       Combine::kCub,
                       Shared::kNone};
-        cub.info.in_progression = false;
+        cub.info.role = cudatutorial::StageRole::kBaseline;
         v.push_back(cub);
         return v;
     }();

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 namespace reduction {
 
 /// The CPU reference: the sum of `data[0..n)` modulo 2^32 (see the file comment). n = 0 gives 0.
@@ -58,15 +60,12 @@ std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed);
 inline constexpr const char* kCubStageId = "cub";
 
 /// One entry of the stage list: the executable, the tests and the README use the same list.
-struct StageInfo {
-    std::string id;              ///< "1" ... "9", "5v" (historical volatile form), "10"..., "cub"
-    std::string name;            ///< what the kernel does, e.g. "sequential_addressing"
-    std::string idea;            ///< one line: what changed from the previous stage
-    int min_block = 32;          ///< smallest supported block size (a power of two)
-    int max_block = 1024;        ///< largest supported block size (a power of two)
-    bool in_progression = true;  ///< false for the baseline and the historical stage-5 form
-    bool historical = false;     ///< true for the volatile stage 5: undefined behaviour since Volta
-    bool by_default = true;      ///< part of `--stage all`
+/// Ids "1" ... "9", "5v" (the historical volatile form: an expected failure), "10"..., "cub"
+/// (the baseline).
+struct StageInfo : cudatutorial::StageDescriptor {
+    int min_block = 32;      ///< smallest supported block size (a power of two)
+    int max_block = 1024;    ///< largest supported block size (a power of two)
+    bool by_default = true;  ///< part of `--stage all`
 };
 
 /// Every stage, in table order (stages 1-9, the historical 5v after 5, beyond-the-book stages,

@@ -108,8 +108,11 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
                              const ct::BenchmarkConfig& config) {
     const bool demo = planned.kind == PlannedRow::Kind::kOverflowDemo;
     const nr::VersionInfo& entry = nr::info(planned.version);
-    const std::string id = demo ? std::string(kDemoId) : entry.id;
-    const std::string name = demo ? entry.name + " (default pool)" : entry.name;
+    const ct::StageDescriptor overflow_demo{
+        kDemoId, entry.name + " (default pool)",
+        "version sync with the default pending-launch pool: more device launches than it holds",
+        ct::StageRole::kExpectedFailure};
+    const ct::StageDescriptor& stage = demo ? overflow_demo : entry;
 
     std::size_t pool = 0;
     try {
@@ -120,17 +123,17 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
         pool = ensure_pool(static_cast<std::size_t>(wanted), demo || pending_option != 0);
     } catch (const ct::CudaError& error) {
         ct::ResultRow row;
-        row.id = id;
-        row.name = name;
+        ct::apply_stage(stage, row);
         row.detail = std::string("could not set the pending-launch pool: ") + error.what();
-        row.expected_failure = demo;
         return row;
     }
 
     nr::NestedReducer reducer(planned.version, n, block);
-    reducer.poison_workspace();
-    d_sum.fill_bytes(0xff);
-    reducer.reset_counters();
+    const auto poison = [&] {
+        reducer.poison_workspace();
+        d_sum.fill_bytes(0xff);
+        reducer.reset_counters();
+    };
     const std::uint64_t expected = reducer.expected_device_launches();
 
     std::uint64_t runs = 0;
@@ -166,11 +169,8 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
         }
         return problems.empty() ? ct::Verification::pass() : ct::Verification::fail(problems);
     };
-    const ct::Measurement measurement = ct::measure(launch, verify, config);
-
-    ct::ResultRow row = ct::make_row(id, name, measurement, 4.0 * static_cast<double>(n));
-    row.expected_failure = demo;
-    row.in_progression = !demo;
+    ct::ResultRow row =
+        ct::run_stage(stage, poison, launch, verify, 4.0 * static_cast<double>(n), config);
     std::string counted = std::to_string(first_run->launched);
     if (first_run->failed != 0) {
         counted += " (+" + std::to_string(first_run->failed) + " failed)";
@@ -179,18 +179,18 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
         .with("device launches", counted)
         .with("formula", entry.formula + ": " + nr::formula_with_numbers(planned.version, n, block))
         .with("pool", std::to_string(pool));
-    if (demo && measurement.passed()) {
+    if (demo && row.passed) {
         row.detail = "the pool of " + std::to_string(pool) +
                      " did not overflow on this run (it depends on how fast children start)";
     }
     return row;
 }
 
-ct::ResultRow measure_reducer(const std::string& id, const std::string& name,
-                              const reduction::Reducer& reducer, const std::string& host_launches,
-                              std::uint64_t n, const int* d_in, ct::DeviceBuffer<int>& d_sum,
-                              int reference, const ct::BenchmarkConfig& config) {
-    d_sum.fill_bytes(0xff);
+// A comparison row: a flat Chapter 3 stage or CUB, host-launched.
+ct::ResultRow measure_reducer(const ct::StageDescriptor& stage, const reduction::Reducer& reducer,
+                              const std::string& host_launches, std::uint64_t n, const int* d_in,
+                              ct::DeviceBuffer<int>& d_sum, int reference,
+                              const ct::BenchmarkConfig& config) {
     const auto launch = [&](cudaStream_t stream) { reducer.run(d_in, d_sum.data(), stream); };
     const auto verify = [&]() -> ct::Verification {
         int sum = 0;
@@ -201,9 +201,9 @@ ct::ResultRow measure_reducer(const std::string& id, const std::string& name,
         }
         return ct::Verification::pass();
     };
-    ct::ResultRow row =
-        ct::make_row(id, name, ct::measure(launch, verify, config), 4.0 * static_cast<double>(n));
-    row.in_progression = false;
+    ct::ResultRow row = ct::run_stage(
+        stage, [&] { d_sum.fill_bytes(0xff); }, launch, verify, 4.0 * static_cast<double>(n),
+        config);
     row.with("host launches", host_launches)
         .with("device launches", "0")
         .with("formula", "-")
@@ -263,14 +263,7 @@ int run_hello(int blocks, int threads) {
     return status;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app{
-        "Chapter 4 - nested reduction with dynamic parallelism (CDP2): the textbook's recursive "
-        "reductions launched from the GPU, with device-side launch counts, against the flat "
-        "reduction of Chapter 3 and CUB. --hello runs the nested hello world instead."};
-    ct::CommonOptions common;
+struct Options {
     std::uint64_t n = std::uint64_t{1} << 24;
     int block = 512;
     std::string version = "all";
@@ -280,99 +273,114 @@ int main(int argc, char** argv) {
     bool hello = false;
     int blocks = 1;
     int threads = 8;
+    ct::CommonOptions common;
+};
 
-    ct::add_size_option(app, "--n", n, "number of ints to sum (e.g. 2^20, 16Mi, 1000003)");
-    app.add_option("--block", block,
+void add_options(CLI::App& app, Options& o) {
+    ct::add_size_option(app, "--n", o.n, "number of ints to sum (e.g. 2^20, 16Mi, 1000003)");
+    app.add_option("--block", o.block,
                    "threads per block of the first level, a power of two in [32, 1024]; every "
                    "chunk of this many ints becomes one partial sum")
         ->capture_default_str();
-    app.add_option("--version", version,
+    app.add_option("--version", o.version,
                    "all, one of sync | nosync | per_level, or overflow_demo (version sync with "
                    "the default pending-launch pool)")
         ->check(CLI::IsMember({"all", "sync", "nosync", "per_level", kDemoId}))
         ->capture_default_str();
-    app.add_option("--flat", flat_stages,
+    app.add_option("--flat", o.flat_stages,
                    "Chapter 3 stages shown as flat, host-launched comparison rows (comma list)")
         ->delimiter(',')
         ->capture_default_str();
-    app.add_option("--pending-launches", pending,
+    app.add_option("--pending-launches", o.pending,
                    "device-runtime pending-launch pool for the nested versions "
                    "(cudaLimitDevRuntimePendingLaunchCount); 0: as many as each version launches")
         ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 22))
         ->capture_default_str();
-    app.add_option("--seed", seed, "seed of the random input")->capture_default_str();
-    app.add_flag("--hello", hello, "run the nested hello world (both variants) instead");
-    app.add_option("--blocks", blocks, "hello world: blocks of the first grid")
+    app.add_option("--seed", o.seed, "seed of the random input")->capture_default_str();
+    app.add_flag("--hello", o.hello, "run the nested hello world (both variants) instead");
+    app.add_option("--blocks", o.blocks, "hello world: blocks of the first grid")
         ->capture_default_str();
-    app.add_option("--threads", threads, "hello world: threads per block of the first grid")
+    app.add_option("--threads", o.threads, "hello world: threads per block of the first grid")
         ->capture_default_str();
-    ct::add_common_options(app, common);
+    ct::add_common_options(app, o.common);
+}
 
-    return ct::run_program(app, argc, argv, [&] {
-        if (hello) {
-            nr::validate_hello(blocks, threads);
-            const ct::DeviceInfo device = ct::select_device(common.device);
-            std::cout << "GPU: " << device.name << " (compute capability "
-                      << device.compute_capability() << ")\n";
-            return run_hello(blocks, threads);
-        }
+int run(const Options& o) {
+    if (o.hello) {
+        nr::validate_hello(o.blocks, o.threads);
+        const ct::DeviceInfo device = ct::select_device(o.common.device);
+        std::cout << "GPU: " << device.name << " (compute capability "
+                  << device.compute_capability() << ")\n";
+        return run_hello(o.blocks, o.threads);
+    }
+    const std::uint64_t n = o.n;
+    const int block = o.block;
+    const Plan plan = make_plan(o.version, n, block, o.flat_stages);  // exit 2 before GPU work
+    const ct::DeviceInfo device = ct::select_device(o.common.device);
+    const std::uint64_t chunks = nr::chunk_count(n, block);
+    ct::require_device_memory(4 * n + 4 * chunks * static_cast<std::uint64_t>(block / 2) +
+                                  16 * chunks + (std::uint64_t{64} << 20),
+                              "the input, the nested workspace and the flat reduction's");
 
-        const Plan plan = make_plan(version, n, block, flat_stages);  // exit 2 before GPU work
-        const ct::DeviceInfo device = ct::select_device(common.device);
-        const std::uint64_t chunks = nr::chunk_count(n, block);
-        ct::require_device_memory(4 * n + 4 * chunks * static_cast<std::uint64_t>(block / 2) +
-                                      16 * chunks + (std::uint64_t{64} << 20),
-                                  "the input, the nested workspace and the flat reduction's");
+    const std::vector<int> host = ct::random_ints(n, o.seed, INT_MIN, INT_MAX);
+    const int reference = reduction::reference_sum(host.data(), host.size());
+    const ct::DeviceBuffer<int> d_in(host);
+    ct::DeviceBuffer<int> d_sum(1);
+    const ct::BenchmarkConfig config = o.common.benchmark_config();
 
-        const std::vector<int> host = ct::random_ints(n, seed, INT_MIN, INT_MAX);
-        const int reference = reduction::reference_sum(host.data(), host.size());
-        const ct::DeviceBuffer<int> d_in(host);
-        ct::DeviceBuffer<int> d_sum(1);
-        const ct::BenchmarkConfig config = common.benchmark_config();
+    ct::RunInfo info =
+        ct::make_run_info("nested_reduction",
+                          "nested reduction (CDP2) vs the flat reduction and CUB, int sum", device);
+    info.set("n", ct::describe_size(n));
+    info.set("block", std::to_string(block));
+    info.set("chunks G", std::to_string(chunks));
+    info.set("data", "random ints over the whole int range, seed " + std::to_string(o.seed));
+    info.set("pending-launch pool at start", std::to_string(nr::pending_launch_pool()));
+    ct::ResultTable table(info);
+    table.set_baseline("cub", "CUB");
 
-        ct::RunInfo info = ct::make_run_info(
-            "nested_reduction", "nested reduction (CDP2) vs the flat reduction and CUB, int sum",
-            device);
-        info.set("n", ct::describe_size(n));
-        info.set("block", std::to_string(block));
-        info.set("chunks G", std::to_string(chunks));
-        info.set("data", "random ints over the whole int range, seed " + std::to_string(seed));
-        info.set("pending-launch pool at start", std::to_string(nr::pending_launch_pool()));
-        ct::ResultTable table(info);
-        table.set_baseline("cub", "CUB");
-
-        for (const PlannedRow& planned : plan.rows) {
-            switch (planned.kind) {
-                case PlannedRow::Kind::kNested:
-                case PlannedRow::Kind::kOverflowDemo:
-                    table.add(measure_nested(planned, n, block, pending, d_in.data(), d_sum,
-                                             reference, config));
-                    break;
-                case PlannedRow::Kind::kFlat: {
-                    const reduction::Reducer flat(planned.stage, n, block);
-                    table.add(measure_reducer("ch3-" + planned.stage, "flat " + flat.stage().name,
-                                              flat, std::to_string(flat.passes().size()), n,
-                                              d_in.data(), d_sum, reference, config));
-                    break;
-                }
-                case PlannedRow::Kind::kCub: {
-                    const reduction::Reducer cub = reduction::make_cub_reducer(n);
-                    table.add(measure_reducer("cub", "cub_device_reduce_sum", cub, "1 call", n,
-                                              d_in.data(), d_sum, reference, config));
-                    break;
-                }
+    for (const PlannedRow& planned : plan.rows) {
+        switch (planned.kind) {
+            case PlannedRow::Kind::kNested:
+            case PlannedRow::Kind::kOverflowDemo:
+                table.add(measure_nested(planned, n, block, o.pending, d_in.data(), d_sum,
+                                         reference, config));
+                break;
+            case PlannedRow::Kind::kFlat: {
+                const reduction::Reducer flat(planned.stage, n, block);
+                const ct::StageDescriptor stage{"ch3-" + planned.stage, "flat " + flat.stage().name,
+                                                flat.stage().idea, ct::StageRole::kBaseline};
+                table.add(measure_reducer(stage, flat, std::to_string(flat.passes().size()), n,
+                                          d_in.data(), d_sum, reference, config));
+                break;
+            }
+            case PlannedRow::Kind::kCub: {
+                const reduction::Reducer cub = reduction::make_cub_reducer(n);
+                table.add(measure_reducer(cub.stage(), cub, "1 call", n, d_in.data(), d_sum,
+                                          reference, config));
+                break;
             }
         }
+    }
 
-        table.print(std::cout);
-        for (const auto& note : plan.notes) {
-            std::cout << "note: " << note << "\n";
-        }
-        std::cout << "launch counts: 'device launches' were counted on the GPU (an atomic counter "
-                     "after each successful launch) in the first, validated run; G = "
-                  << chunks << " chunks, B = " << block << "\n";
-        table.write_files(common.csv_path, common.json_path);
-        return table.all_passed() ? ct::to_int(ct::ExitCode::kSuccess)
-                                  : ct::to_int(ct::ExitCode::kVerificationFailed);
-    });
+    for (const auto& note : plan.notes) {
+        table.add_note(note);
+    }
+    table.add_note(
+        "launch counts: 'device launches' were counted on the GPU (an atomic counter "
+        "after each successful launch) in the first, validated run; G = " +
+        std::to_string(chunks) + " chunks, B = " + std::to_string(block));
+    return ct::finish_table(table, o.common);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 4 - nested reduction with dynamic parallelism (CDP2): the textbook's recursive "
+        "reductions launched from the GPU, with device-side launch counts, against the flat "
+        "reduction of Chapter 3 and CUB. --hello runs the nested hello world instead."};
+    Options o;
+    add_options(app, o);
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
 }

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "cudatutorial/check.hpp"
-#include "cudatutorial/cli.hpp"
+#include "cudatutorial/sizes.hpp"
 
 namespace nested_reduction {
 
@@ -16,20 +16,28 @@ namespace ct = cudatutorial;
 
 const std::vector<VersionInfo>& versions() {
     static const std::vector<VersionInfo> list = {
-        {Version::kPerBlockSync, "sync", "per_block_sync_fire_and_forget", "gpuRecursiveReduce",
-         "each block folds its chunk, __syncthreads(), then thread 0 launches a 1-block child "
-         "fire-and-forget (the barrier makes the whole block's sums visible to the child)",
-         "G*(log2 B - 1)", true},
-        {Version::kPerBlockTail, "nosync", "per_block_no_barrier_tail_launch",
+        {{"sync", "per_block_sync_fire_and_forget",
+          "each block folds its chunk, __syncthreads(), then thread 0 launches a 1-block child "
+          "fire-and-forget (the barrier makes the whole block's sums visible to the child)"},
+         Version::kPerBlockSync,
+         "gpuRecursiveReduce",
+         "G*(log2 B - 1)",
+         true},
+        {{"nosync", "per_block_no_barrier_tail_launch",
+          "no barrier: thread 0 tail-launches the 1-block child, which runs only after the whole "
+          "parent grid has finished (the grid boundary is the barrier); one tail stream per grid "
+          "runs the G children one after another"},
+         Version::kPerBlockTail,
          "gpuRecursiveReduceNosync",
-         "no barrier: thread 0 tail-launches the 1-block child, which runs only after the whole "
-         "parent grid has finished (the grid boundary is the barrier); one tail stream per grid "
-         "runs the G children one after another",
-         "G*(log2 B - 1)", true},
-        {Version::kPerLevelTail, "per_level", "per_level_tail_launch", "gpuRecursiveReduce2",
-         "every block folds; thread 0 of block 0 tail-launches the next level for all G chunks "
-         "at once (log2 B - 1 launches in all, each after the previous level has finished)",
-         "log2 B - 1", false},
+         "G*(log2 B - 1)",
+         true},
+        {{"per_level", "per_level_tail_launch",
+          "every block folds; thread 0 of block 0 tail-launches the next level for all G chunks "
+          "at once (log2 B - 1 launches in all, each after the previous level has finished)"},
+         Version::kPerLevelTail,
+         "gpuRecursiveReduce2",
+         "log2 B - 1",
+         false},
     };
     return list;
 }

@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 namespace nested_reduction {
 
 /// The three recursive reductions of the textbook, ported to CDP2.
@@ -42,12 +44,12 @@ enum class Version {
 };
 
 /// One entry of the version list (the executable, the tests and the README use the same list).
-struct VersionInfo {
+/// A version's id is its --version value ("sync", "nosync", "per_level"), its name the row name
+/// (e.g. "per_block_sync_fire_and_forget"), its idea how the next level is launched and why it is
+/// correct.
+struct VersionInfo : cudatutorial::StageDescriptor {
     Version version;
-    std::string id;            ///< --version value: "sync", "nosync", "per_level"
-    std::string name;          ///< row name, e.g. "per_block_sync_fire_and_forget"
     std::string seed_kernel;   ///< the textbook kernel it ports, e.g. "gpuRecursiveReduce"
-    std::string idea;          ///< one line: how the next level is launched and why it is correct
     std::string formula;       ///< device launches in symbols, e.g. "G*(log2 B - 1)"
     bool one_child_per_block;  ///< true: the launch count grows with the number of blocks
 };

@@ -270,7 +270,8 @@ int run(const Options& options) {
     if (options.atomic_latency) {
         print_atomic_arithmetic(std::cout, hg::measure_atomic_latency(), table, reference, device);
     }
-    table.write_files(options.common.csv_path, options.common.json_path);
+    table.write_files(options.common.csv_path, options.common.json_path,
+                      options.common.markdown_path);
     return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
                                          : ct::ExitCode::kVerificationFailed);
 }

@@ -147,6 +147,7 @@ int main(int argc, char** argv) {
         }
         table.print(std::cout);
         streams::write_result_files(table, all, common.csv_path, common.json_path, summary_csv);
+        table.write_files({}, {}, common.markdown_path);
         return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
                                              : ct::ExitCode::kVerificationFailed);
     });

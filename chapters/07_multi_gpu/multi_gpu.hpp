@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 namespace multi_gpu {
 
 // ---- Pure arithmetic (no GPU) -----------------------------------------------------------------
@@ -272,14 +274,10 @@ class AllReducer {
 };
 
 /// Whether a stage is a step of the progression or the library it is measured against.
-enum class Role { kProgression, kBaseline };
+using Role = cudatutorial::StageRole;
 
-/// One all-reduce stage: one row of the table.
-struct AllReduceStage {
-    std::string id;    ///< "1", "2", "3", "nccl"
-    std::string name;  ///< after its idea, e.g. "ring_peer_kernel"
-    std::string idea;  ///< what changed from the previous stage and why it should be faster
-    Role role = Role::kProgression;
+/// One all-reduce stage: one row of the table ("1", "2", "3", "nccl").
+struct AllReduceStage : cudatutorial::StageDescriptor {
     bool needs_peer_access = false;  ///< true: skipped (with a note) where a pair lacks it
     /// Builds the stage's workspace (staging buffers, events, communicators) for n floats.
     std::unique_ptr<AllReducer> (*make)(const GpuSet& gpus, std::size_t n) = nullptr;

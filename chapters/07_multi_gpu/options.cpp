@@ -37,11 +37,7 @@ void Options::validate() const {
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
     ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
     ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
-    if (!ct::is_power_of_two(static_cast<std::uint64_t>(std::max(block, 0))) || block < 32 ||
-        block > 1024) {
-        throw ct::UsageError("--block must be a power of two from 32 to 1024; got " +
-                             std::to_string(block));
-    }
+    ct::require_power_of_two_block(block);
     if (reduction::find_stage(reduction_stage) == nullptr) {
         throw ct::UsageError("--reduction-stage: chapter 3 has no stage '" + reduction_stage + "'");
     }

@@ -65,13 +65,15 @@ ct::RunInfo run_info(const std::string& title, const std::vector<int>& devices, 
 
 void finish(const ct::ResultTable& table, const std::vector<std::string>& notes, const Options& o,
             const std::string& section) {
-    table.print(std::cout);
+    ct::ResultTable noted = table;
     for (const std::string& note : notes) {
-        std::cout << note << "\n";
+        noted.add_note(note);
     }
+    noted.print(std::cout);
     std::cout << "\n";
-    table.write_files(o.output_path(o.common.csv_path, section),
-                      o.output_path(o.common.json_path, section));
+    noted.write_files(o.output_path(o.common.csv_path, section),
+                      o.output_path(o.common.json_path, section),
+                      o.output_path(o.common.markdown_path, section));
 }
 
 // Topology: which pairs can reach each other, then measured copies between GPU 0 and the others.
@@ -406,6 +408,8 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                             [&] { return verify_allreduce(recv, expected); }, config);
             ct::ResultRow row =
                 ct::make_row(stage.id + "@" + size, stage.name, m, static_cast<double>(bytes));
+            row.idea = stage.idea;
+            // One table holds every size: x prev and x NCCL are computed per size below.
             row.in_progression = false;
             row.with("size", size);
             const double algbw =

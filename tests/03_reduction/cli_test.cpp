@@ -17,7 +17,7 @@ TEST(ReductionCli, BadOptionsExitWithTwoAndAMessage) {
          {Case{"--n 0", "--n"}, Case{"--n -5", "--n"}, Case{"--n abc", "--n"},
           Case{"--block 48", "--block"}, Case{"--block 16", "--block"},
           Case{"--block 2048", "--block"}, Case{"--block 0", "--block"},
-          Case{"--stage 13", "unknown stage"}, Case{"--stage 1,x", "unknown stage"},
+          Case{"--stage 13", "is not a stage"}, Case{"--stage 1,x", "is not a stage"},
           Case{"--stage 5 --block 32", "64 to 1024"}, Case{"--stage ,", "--stage"},
           Case{"--data zeros", "--data"}, Case{"--no-such-option", "no-such-option"}}) {
         SCOPED_TRACE(c.args);

@@ -137,7 +137,7 @@ TEST(ReductionLaunchConfig, StageList) {
         EXPECT_NE(reduction::find_stage(id), nullptr) << id;
     }
     EXPECT_EQ(reduction::find_stage("nope"), nullptr);
-    EXPECT_TRUE(reduction::find_stage("5v")->historical);
     EXPECT_FALSE(reduction::find_stage("5v")->by_default);
-    EXPECT_FALSE(reduction::find_stage("cub")->in_progression);
+    EXPECT_EQ(reduction::find_stage("cub")->role, cudatutorial::StageRole::kBaseline);
+    EXPECT_EQ(reduction::find_stage("5v")->role, cudatutorial::StageRole::kExpectedFailure);
 }

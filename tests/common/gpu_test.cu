@@ -187,6 +187,53 @@ TEST(HarnessGpu, TimesACorrectKernelAndValidatesBeforeAndAfter) {
     EXPECT_LT(m.stats.median_ms, 50.0);  // 8 MiB moved: far below 50 ms on any supported GPU
 }
 
+TEST(HarnessGpu, RunStagePoisonsMeasuresAndFillsTheRowFromTheDescriptor) {
+    CT_REQUIRE_GPU();
+    ScaleFixture f;
+    f.out.fill_bytes(0);
+    const ct::StageDescriptor stage{"3", "scale_by_three", "multiply every element by three"};
+    int poisoned = 0;
+    ct::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = 5;
+    const ct::ResultRow row = ct::run_stage(
+        stage,
+        [&] {
+            ++poisoned;
+            f.out.fill_bytes(0xff);
+        },
+        [&](cudaStream_t stream) {
+            scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN,
+                                                                 3);
+            CT_CHECK_LAUNCH();
+        },
+        [&] { return f.verify(); }, 2.0 * f.kN * sizeof(int), config);
+    EXPECT_EQ(poisoned, 1);
+    EXPECT_TRUE(row.passed) << row.detail;
+    EXPECT_TRUE(row.timed);
+    EXPECT_EQ(row.id, "3");
+    EXPECT_EQ(row.name, "scale_by_three");
+    EXPECT_EQ(row.idea, "multiply every element by three");
+    EXPECT_TRUE(row.in_progression);
+    EXPECT_EQ(row.stats.samples, 5);
+}
+
+TEST(HarnessGpu, RunStageFailsAStageThatWritesNothingOverThePoison) {
+    CT_REQUIRE_GPU();
+    ScaleFixture f;
+    // A correct result left in the output by an earlier run: without the poison, a stage that
+    // writes nothing would pass on it.
+    scale_kernel<<<(f.kN + 255) / 256, 256>>>(f.in.data(), f.out.data(), f.kN, 3);
+    CT_CHECK_LAUNCH();
+    CT_CHECK(cudaDeviceSynchronize());
+    ASSERT_TRUE(f.verify().passed);
+    const ct::StageDescriptor stage{"0", "writes_nothing", "forgets its output"};
+    const ct::ResultRow row = ct::run_stage(
+        stage, [&] { f.out.fill_bytes(0xff); }, [](cudaStream_t) {}, [&] { return f.verify(); },
+        0.0, ct::BenchmarkConfig{});
+    EXPECT_FALSE(row.passed);
+}
+
 TEST(HarnessGpu, CatchesAKernelThatWritesAWrongResult) {
     CT_REQUIRE_GPU();
     ScaleFixture f;

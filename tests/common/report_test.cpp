@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -194,4 +195,87 @@ TEST(ResultTable, JsonParsesBackWithPythonsJsonModule) {
                                                            CT_CHECK_JSON_SCRIPT + " " + path);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+}
+
+namespace {
+
+// Every kind of cell the writers typeset: a timed row, an untimed one, a failure, a labelled
+// expected failure, a name with a "|", an extra column with a gap, the baseline, and a note.
+ct::ResultTable every_kind_of_cell() {
+    ct::ResultTable table = sample_table();
+    ct::ResultRow untimed;
+    untimed.id = "4";
+    untimed.name = "not_run|here";
+    untimed.detail = "skipped: needs sm_90";
+    table.add(untimed);
+    ct::ResultRow demo = timed_row("5v", 3.0, 1e9, false);
+    demo.expected_failure = true;
+    demo.in_progression = false;
+    table.add(demo);
+    table.add_note("stage 9 skipped: --block 32 is below its minimum");
+    return table;
+}
+
+}  // namespace
+
+TEST(ResultTable, MarkdownIsTheReadmeTable) {
+    // The expected text is what scripts/results_tables.py rendered from this table's JSON before
+    // the Markdown writer moved into C++ (the READMEs regenerate byte-identical), plus the note.
+    const std::string expected =
+        "*Test GPU \"X\" (compute capability 9.0, 132 SMs), CUDA runtime 13.0, driver supporting "
+        "CUDA 13.0, 2026-11-22; N 1000, block 256; theoretical DRAM bandwidth 1000 GB/s*\n"
+        "\n"
+        "| id | kernel | median ms | min–max ms | GB/s | % peak | note | × prev | × first | × CUB "
+        "| result |\n"
+        "|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n"
+        "| 1 | `kernel_1` | 4.000 | 3.600–4.800 | 250 | 25.0 | – | – | 1.00 | 0.31 | PASS |\n"
+        "| 2 | `kernel_2` | 2.000 | 1.800–2.400 | 500 | 50.0 | – | 2.00 | 2.00 | 0.62 | PASS |\n"
+        "| 3 | `kernel_3` | 1.000 | 0.9000–1.200 | 1000 | 100.0 | – | 2.00 | 4.00 | 1.25 | "
+        "**FAIL** |\n"
+        "| cub | `kernel_cub` | 1.250 | 1.125–1.500 | 800 | 80.0 | baseline, with, commas | – | "
+        "3.20 | 1.00 | PASS |\n"
+        "| 4 | `not_run\\|here` | – | – | – | – | – | – | – | – | **FAIL** |\n"
+        "| 5v | `kernel_5v` | 3.000 | 2.700–3.600 | 333 | 33.3 | – | – | 1.33 | 0.42 | FAIL "
+        "(expected) |\n"
+        "\n"
+        "- [3] element 7: got 3, expected 4\n"
+        "- [4] skipped: needs sm_90\n"
+        "- stage 9 skipped: --block 32 is below its minimum\n";
+    EXPECT_EQ(every_kind_of_cell().markdown(), expected);
+}
+
+TEST(ResultTable, NotesReachEveryFormat) {
+    const ct::ResultTable table = every_kind_of_cell();
+    std::ostringstream printed;
+    table.print(printed);
+    EXPECT_NE(printed.str().find("  stage 9 skipped: --block 32 is below its minimum\n"),
+              std::string::npos);
+    std::ostringstream csv;
+    table.write_csv(csv);
+    EXPECT_NE(csv.str().find(",table_notes\n"), std::string::npos);
+    EXPECT_NE(csv.str().find(",stage 9 skipped: --block 32 is below its minimum\n"),
+              std::string::npos);
+    std::ostringstream json;
+    table.write_json(json);
+    EXPECT_NE(json.str().find("\"notes\": [\"stage 9 skipped: --block 32 is below its minimum\"]"),
+              std::string::npos);
+    EXPECT_NE(json.str().find("\"markdown\": \"*Test GPU \\\"X\\\""), std::string::npos);
+}
+
+TEST(ResultTable, TerminalAndMarkdownShowTheSameColumns) {
+    const ct::TableLayout layout = every_kind_of_cell().layout();
+    ASSERT_EQ(layout.headers.size(), layout.markdown_headers.size());
+    for (const auto& row : layout.rows) {
+        EXPECT_EQ(row.size(), layout.headers.size());
+    }
+    EXPECT_EQ(layout.headers[3], "min-max ms");
+    EXPECT_EQ(layout.markdown_headers[3], "min–max ms");
+}
+
+TEST(ResultTable, NoBaselineColumnWithoutTheBaselineRow) {
+    ct::ResultTable table(sample_info());
+    table.set_baseline("cub", "CUB");
+    table.add(timed_row("1", 1.0, 1e9));
+    const ct::TableLayout layout = table.layout();
+    EXPECT_EQ(std::count(layout.headers.begin(), layout.headers.end(), "x CUB"), 0);
 }

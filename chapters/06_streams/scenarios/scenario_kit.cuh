@@ -7,11 +7,9 @@
 //
 // Two compilations of the same code in one program need distinct names, or the linker would
 // merge them: everything here lives in namespace streams::legacy or streams::per_thread.
-// For the same reason these files never call the inline helpers of common/ that take a default
-// stream (DeviceBuffer::to_host, CudaEvent::record, CudaStream::synchronize...): each build would
-// instantiate its own version of the same inline function and the linker would keep just one
-// of them, silently giving one build the other's meaning of stream 0. They call the runtime
-// themselves instead.
+// The helpers of common/ (DeviceBuffer, CudaEvent, CudaStream) call the runtime out of line,
+// from common/'s own compilation: with a null stream they mean the legacy default stream in both
+// builds. Where a scenario means "this build's stream 0", it calls the runtime itself.
 #pragma once
 
 #include <cuda_runtime.h>

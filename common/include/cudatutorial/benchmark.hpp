@@ -21,26 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/report.hpp"
+#include "cudatutorial/stage.hpp"
+#include "cudatutorial/stats.hpp"
+
 namespace cudatutorial {
-
-/// Summary statistics of a set of timings, in milliseconds.
-struct Stats {
-    double median_ms = 0.0;  ///< the figure the tables report
-    double min_ms = 0.0;     ///< fastest run
-    double max_ms = 0.0;     ///< slowest run
-    double mean_ms = 0.0;    ///< arithmetic mean
-    int samples = 0;         ///< number of timed runs
-};
-
-/// Summarizes `samples_ms` (any order). Throws std::invalid_argument when it is empty or holds a
-/// negative or non-finite value.
-Stats summarize(std::vector<double> samples_ms);
-
-/// Bandwidth in GB/s (10^9 bytes per second) for `bytes` moved in `ms` milliseconds; 0 if ms <= 0.
-double bandwidth_gbs(double bytes, double ms);
-
-/// 100 * value / reference; 0 when reference <= 0.
-double percent_of(double value, double reference);
 
 /// The outcome of checking a result against its reference.
 struct Verification {
@@ -86,6 +71,18 @@ Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
 
 /// Only the timing part of measure(): warm-up, then timed repetitions, no validation.
 Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config);
+
+/// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
+ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
+                   double bytes);
+
+/// One stage, the one way every chapter runs it: `poison` its outputs (so that a stage that
+/// writes nothing cannot pass on what an earlier stage left), measure() it, and make its row:
+/// id, name, idea and flags from the descriptor's role (stage.hpp), PASS/FAIL from both
+/// validations, `bytes` moved per run for the GB/s column. `poison` may be empty.
+ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
+                    const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
+                    const BenchmarkConfig& config);
 
 /// Evicts the L2 cache by reading a buffer twice its size, so that a timed run starts cold.
 class L2Flusher {

@@ -10,8 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/report.hpp"
+#include "cudatutorial/sizes.hpp"
 
 namespace cudatutorial {
 
@@ -19,12 +22,13 @@ struct DeviceInfo;
 
 /// Options every chapter executable accepts.
 struct CommonOptions {
-    int repetitions = 20;   ///< --reps: timed runs per kernel
-    int warmup = 3;         ///< --warmup: untimed runs before timing
-    bool flush_l2 = false;  ///< --flush-l2: overwrite L2 before each timed run
-    std::string csv_path;   ///< --csv FILE
-    std::string json_path;  ///< --json FILE
-    int device = 0;         ///< --device N
+    int repetitions = 20;       ///< --reps: timed runs per kernel
+    int warmup = 3;             ///< --warmup: untimed runs before timing
+    bool flush_l2 = false;      ///< --flush-l2: overwrite L2 before each timed run
+    std::string csv_path;       ///< --csv FILE
+    std::string json_path;      ///< --json FILE
+    std::string markdown_path;  ///< --markdown FILE
+    int device = 0;             ///< --device N
 
     /// The harness configuration these options ask for.
     BenchmarkConfig benchmark_config() const;
@@ -44,14 +48,6 @@ enum class L2FlushOption {
 void add_common_options(CLI::App& app, CommonOptions& options,
                         L2FlushOption l2_flush = L2FlushOption::kOffered);
 
-/// Parses a size written as a plain integer ("33554432"), a power of two ("2^25"), a shift
-/// ("1<<25") or with a binary suffix ("32Mi", "1Gi", "64K" = 64 * 1024). Throws UsageError on
-/// anything else, on overflow, and on negative values.
-std::uint64_t parse_size(const std::string& text);
-
-/// "33554432 (2^25)" for powers of two, "33554445 (2^25 + 13)" near one, else the plain number.
-std::string describe_size(std::uint64_t n);
-
 /// A CLI11 validator accepting what parse_size accepts.
 CLI::Validator size_validator();
 
@@ -67,22 +63,40 @@ CLI::Validator power_of_two_validator();
 CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t& target,
                              const std::string& description);
 
-/// True for 1, 2, 4, 8, ...
-constexpr bool is_power_of_two(std::uint64_t value) {
-    return value != 0 && (value & (value - 1)) == 0;
-}
-
 /// Throws UsageError unless `block` is a power of two within [min_block, the device's limit].
 void require_block_size(int block, const DeviceInfo& device, int min_block = 32,
                         const std::string& option = "--block");
+
+/// The one block-size check before any GPU work: throws UsageError ("--block must be a power of
+/// two from 32 to 1024; got 48") unless `block` is a power of two in [min_block, max_block].
+/// require_block_size() then checks it against the device.
+void require_power_of_two_block(int block, int min_block = 32, int max_block = 1024,
+                                const std::string& option = "--block");
 
 /// Throws UsageError unless min <= value <= max, naming the option.
 void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                    const std::string& option);
 
+/// The ending every chapter's run() shares: prints `table`, writes the CSV/JSON/Markdown files
+/// `options` ask for, and returns the exit code: kSuccess when every row passed (labelled bug
+/// demonstrations aside) and `other_checks_passed`, else kVerificationFailed.
+int finish_table(const ResultTable& table, const CommonOptions& options,
+                 bool other_checks_passed = true);
+
 /// Runs `body`, turning exceptions into a message on stderr and the documented exit code:
 /// UsageError -> 2, CudaError/NoDeviceError -> 3, anything else -> 3 ("internal error").
 int guarded_main(const std::function<int()>& body);
+
+/// Adds --section: a comma-separated list, each item one of `known` (the chapter's sections).
+CLI::Option* add_section_option(CLI::App& app, std::vector<std::string>& sections,
+                                const std::vector<std::string>& known,
+                                const std::string& description);
+
+/// Whether `section` runs: it was named in --section, or --section was not given.
+bool section_wanted(const std::vector<std::string>& sections, const std::string& section);
+
+/// Adds --profile-help ("print the Nsight Compute (ncu) commands for `what`, and exit").
+CLI::Option* add_profile_help_flag(CLI::App& app, bool& flag, const std::string& what);
 
 /// Parses the command line (help -> exit 0; a parse error -> its message, exit 2) and then runs
 /// `body` under guarded_main.

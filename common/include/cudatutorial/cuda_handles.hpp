@@ -1,12 +1,14 @@
 /// @file cuda_handles.hpp
 /// @brief RAII owners of CUDA streams and events.
+///
+/// Every CUDA call is out of line (cuda_handles.cpp): what a null stream means for record() is
+/// then decided where common/ is compiled (the legacy default stream), whatever --default-stream
+/// the includer uses.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <utility>
-
-#include "cudatutorial/check.hpp"
 
 namespace cudatutorial {
 
@@ -15,15 +17,9 @@ namespace cudatutorial {
 class CudaStream {
   public:
     /// Creates the stream (cudaStreamCreateWithFlags).
-    explicit CudaStream(unsigned int flags = cudaStreamDefault) {
-        CT_CHECK(cudaStreamCreateWithFlags(&stream_, flags));
-    }
+    explicit CudaStream(unsigned int flags = cudaStreamDefault);
     /// Destroys the stream.
-    ~CudaStream() {
-        if (stream_) {
-            cudaStreamDestroy(stream_);
-        }
-    }
+    ~CudaStream();
     CudaStream(const CudaStream&) = delete;
     CudaStream& operator=(const CudaStream&) = delete;
     /// Takes over `other`'s stream.
@@ -39,7 +35,7 @@ class CudaStream {
     /// Usable wherever a cudaStream_t is expected.
     operator cudaStream_t() const { return stream_; }
     /// Waits for all work in the stream.
-    void synchronize() const { CT_CHECK(cudaStreamSynchronize(stream_)); }
+    void synchronize() const;
 
   private:
     cudaStream_t stream_ = nullptr;
@@ -49,15 +45,9 @@ class CudaStream {
 class CudaEvent {
   public:
     /// Creates the event (cudaEventCreateWithFlags).
-    explicit CudaEvent(unsigned int flags = cudaEventDefault) {
-        CT_CHECK(cudaEventCreateWithFlags(&event_, flags));
-    }
+    explicit CudaEvent(unsigned int flags = cudaEventDefault);
     /// Destroys the event.
-    ~CudaEvent() {
-        if (event_) {
-            cudaEventDestroy(event_);
-        }
-    }
+    ~CudaEvent();
     CudaEvent(const CudaEvent&) = delete;
     CudaEvent& operator=(const CudaEvent&) = delete;
     /// Takes over `other`'s event.
@@ -73,15 +63,11 @@ class CudaEvent {
     /// Usable wherever a cudaEvent_t is expected.
     operator cudaEvent_t() const { return event_; }
     /// Records the event in `stream` (the legacy default stream if null).
-    void record(cudaStream_t stream = nullptr) { CT_CHECK(cudaEventRecord(event_, stream)); }
+    void record(cudaStream_t stream = nullptr);
     /// Waits until the event has completed.
-    void synchronize() const { CT_CHECK(cudaEventSynchronize(event_)); }
+    void synchronize() const;
     /// Milliseconds from `start` to this event (both recorded and completed).
-    float elapsed_ms_since(const CudaEvent& start) const {
-        float ms = 0.0f;
-        CT_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
-        return ms;
-    }
+    float elapsed_ms_since(const CudaEvent& start) const;
 
   private:
     cudaEvent_t event_ = nullptr;

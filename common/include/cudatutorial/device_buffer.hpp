@@ -25,6 +25,17 @@ void* allocate_device_bytes(std::size_t bytes);
 void* allocate_pinned_bytes(std::size_t bytes);
 void free_device_bytes(void* pointer) noexcept;
 void free_pinned_bytes(void* pointer) noexcept;
+/// cudaMemcpy host -> device. Out of line, like every CUDA call of this header, so that what
+/// "the default stream" means for it is decided once, where common/ is compiled (the legacy
+/// default stream), not by each includer's --default-stream (chapter 6 compiles per-thread).
+void copy_host_to_device(void* destination, const void* source, std::size_t bytes);
+/// cudaMemcpy device -> host (see copy_host_to_device).
+void copy_device_to_host(void* destination, const void* source, std::size_t bytes);
+/// cudaMemset (see copy_host_to_device).
+void fill_device_bytes(void* destination, unsigned char value, std::size_t bytes);
+/// cudaMemsetAsync on `stream`.
+void fill_device_bytes_async(void* destination, unsigned char value, std::size_t bytes,
+                             cudaStream_t stream);
 }  // namespace detail
 
 namespace detail {
@@ -83,7 +94,7 @@ class DeviceBuffer
     void copy_from_host(const T* source, std::size_t count) {
         require_fits(count);
         if (count) {
-            CT_CHECK(cudaMemcpy(this->data_, source, count * sizeof(T), cudaMemcpyHostToDevice));
+            detail::copy_host_to_device(this->data_, source, count * sizeof(T));
         }
     }
     /// Copies a whole host vector into the start of the buffer.
@@ -94,8 +105,7 @@ class DeviceBuffer
     void copy_to_host(T* destination, std::size_t count) const {
         require_fits(count);
         if (count) {
-            CT_CHECK(
-                cudaMemcpy(destination, this->data_, count * sizeof(T), cudaMemcpyDeviceToHost));
+            detail::copy_device_to_host(destination, this->data_, count * sizeof(T));
         }
     }
     /// The whole buffer, copied to a new host vector.
@@ -108,13 +118,13 @@ class DeviceBuffer
     /// kernel forgot to write cannot pass for a correct one left over from an earlier run.
     void fill_bytes(unsigned char value) {
         if (this->size_) {
-            CT_CHECK(cudaMemset(this->data_, value, this->bytes()));
+            detail::fill_device_bytes(this->data_, value, this->bytes());
         }
     }
     /// Asynchronous fill_bytes on `stream`.
     void fill_bytes_async(unsigned char value, cudaStream_t stream) {
         if (this->size_) {
-            CT_CHECK(cudaMemsetAsync(this->data_, value, this->bytes(), stream));
+            detail::fill_device_bytes_async(this->data_, value, this->bytes(), stream);
         }
     }
 

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string>
 
+#include "cudatutorial/report.hpp"
+
 namespace cudatutorial {
 
 /// Properties and limits of one CUDA device.
@@ -88,5 +90,9 @@ void require_device_memory(std::size_t bytes, const std::string& what);
 
 /// "1.50 GiB", "32.0 MiB", "512 B"
 std::string format_bytes(double bytes);
+
+/// A RunInfo filled from the device and the clock.
+RunInfo make_run_info(const std::string& program, const std::string& title,
+                      const DeviceInfo& device);
 
 }  // namespace cudatutorial

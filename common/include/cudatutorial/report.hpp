@@ -9,6 +9,12 @@
 ///  - x baseline = the baseline row's median / this row's (> 1: faster than the baseline).
 /// The printed table leaves out GB/s and % peak when no row moves bytes, and x prev and x first
 /// when no row is in the progression (CSV and JSON always carry every field).
+///
+/// One model, four writers: layout() decides the shown columns and formats every cell once; the
+/// terminal (print) and Markdown (write_markdown) writers only typeset it. CSV and JSON carry the
+/// full-precision values of the same accessors, the table's notes (skipped stages, remarks) and,
+/// in JSON, the Markdown rendering, which scripts/results_tables.py pastes into the READMEs
+/// without formatting a number itself.
 #pragma once
 
 #include <iosfwd>
@@ -17,11 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/stats.hpp"
 
 namespace cudatutorial {
-
-struct DeviceInfo;
 
 /// Where and when a table was measured, and with which options.
 struct RunInfo {
@@ -44,14 +48,11 @@ struct RunInfo {
     std::string versions() const;
 };
 
-/// A RunInfo filled from the device and the clock.
-RunInfo make_run_info(const std::string& program, const std::string& title,
-                      const DeviceInfo& device);
-
 /// One measured kernel (or a row that could not be measured, with `timed` false).
 struct ResultRow {
     std::string id;                 ///< short key: "1", "10", "cub"
     std::string name;               ///< what the kernel does, e.g. "sequential_addressing"
+    std::string idea;               ///< the stage's idea in one line (CSV/JSON; --stage list)
     bool timed = false;             ///< false: timing columns print as "-"
     Stats stats;                    ///< timing summary
     double bytes = 0;               ///< bytes moved by one run (0: no bandwidth column)
@@ -65,9 +66,30 @@ struct ResultRow {
     ResultRow& with(const std::string& column, const std::string& value);
 };
 
-/// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
-ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
-                   double bytes);
+/// One shown cell: its text and how a writer typesets it.
+struct TableCell {
+    /// What the cell holds.
+    enum class Kind {
+        kValue,    ///< a number or a label, shown as is
+        kMissing,  ///< no value ("-" on the terminal, "–" in Markdown)
+        kName,     ///< a kernel's name (code font in Markdown)
+        kRange,    ///< `text` to `second` ("0.1-0.2" on the terminal, "0.1–0.2" in Markdown)
+        kVerdict,  ///< PASS, FAIL or FAIL (expected); a plain FAIL is bold in Markdown
+    };
+    Kind kind = Kind::kValue;  ///< how to typeset
+    std::string text;          ///< the value (the lower end of a range)
+    std::string second;        ///< the upper end of a range
+};
+
+/// The shown part of a table: column headers (terminal spelling and Markdown spelling) and the
+/// formatted cells, row by row, plus the remarks listed under it.
+struct TableLayout {
+    std::vector<std::string> headers;           ///< "min-max ms", "x prev"
+    std::vector<std::string> markdown_headers;  ///< "min–max ms", "× prev"
+    std::size_t left_aligned_columns = 2;       ///< id and kernel; the others align right
+    std::vector<std::vector<TableCell>> rows;   ///< one per result row
+    std::vector<std::string> remarks;           ///< "[id] detail" for rows with a detail
+};
 
 /// A result table with the derived columns described in the file comment.
 class ResultTable {
@@ -79,6 +101,11 @@ class ResultTable {
     void set_baseline(const std::string& row_id, const std::string& label);
     /// Appends a row.
     void add(ResultRow row);
+    /// Adds a note about the table as a whole (a skipped stage, a limit that applied): printed
+    /// under the table and written to CSV, JSON and Markdown.
+    void add_note(const std::string& note);
+    /// The notes, in the order added.
+    const std::vector<std::string>& notes() const { return notes_; }
 
     /// Where and when the table was measured.
     const RunInfo& info() const { return info_; }
@@ -104,23 +131,38 @@ class ResultTable {
     /// Some row is in the progression: the x prev and x first columns are printed.
     bool has_progression() const;
 
-    /// Header (GPU, versions, parameters), the aligned table, then row details and a verdict.
+    /// The shown columns and formatted cells (the one place that decides them).
+    TableLayout layout() const;
+    /// The caption line: GPU, versions, date; parameters; theoretical DRAM bandwidth.
+    std::string caption() const;
+
+    /// Header (GPU, versions, parameters), the aligned table, then row details, notes and a
+    /// verdict.
     void print(std::ostream& out) const;
+    /// The caption in italics, the table as GitHub Markdown, then the row details and notes as a
+    /// list (what the READMEs show between their RESULTS markers).
+    void write_markdown(std::ostream& out) const;
+    /// write_markdown into a string.
+    std::string markdown() const;
     /// One line per row; the run information repeats on every row, so CSVs from several GPUs
     /// can simply be concatenated for comparison.
     void write_csv(std::ostream& out) const;
-    /// {"program", "title", "run": {...}, "rows": [...]}
+    /// {"program", "title", "run": {...}, "baseline", "rows": [...], "notes": [...],
+    /// "markdown": "..."}
     void write_json(std::ostream& out) const;
-    /// Writes CSV and/or JSON to the given paths (empty path: skipped). Throws UsageError when a
-    /// file cannot be opened.
-    void write_files(const std::string& csv_path, const std::string& json_path) const;
+    /// Writes CSV, JSON and/or Markdown to the given paths (empty path: skipped). Throws
+    /// UsageError when a file cannot be opened.
+    void write_files(const std::string& csv_path, const std::string& json_path,
+                     const std::string& markdown_path = {}) const;
 
   private:
     std::optional<double> median_of(std::size_t row) const;
     RunInfo info_;
     std::vector<ResultRow> rows_;
+    std::optional<std::size_t> baseline_row() const;
     std::string baseline_id_;
     std::string baseline_label_;
+    std::vector<std::string> notes_;
 };
 
 /// Milliseconds with 4 significant digits: "0.0543", "2.531", "48.50", "172.0".

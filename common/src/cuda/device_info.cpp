@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -225,6 +226,35 @@ std::string format_bytes(double bytes) {
         std::snprintf(text, sizeof text, bytes < 10 ? "%.2f %s" : "%.1f %s", bytes, units[unit]);
     }
     return text;
+}
+
+namespace {
+
+std::string local_timestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&now, &local);
+    char text[40];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", &local);
+    return text;
+}
+
+}  // namespace
+
+RunInfo make_run_info(const std::string& program, const std::string& title,
+                      const DeviceInfo& device) {
+    RunInfo info;
+    info.program = program;
+    info.title = title;
+    info.gpu_name = device.name;
+    info.compute_capability = device.compute_capability();
+    info.sm_count = device.sm_count;
+    info.cuda_runtime = cuda_version_string(device.runtime_version);
+    info.cuda_driver = cuda_version_string(device.driver_version);
+    info.driver_version = device.driver_release;
+    info.peak_bandwidth_gbs = device.theoretical_bandwidth_gbs();
+    info.timestamp = local_timestamp();
+    return info;
 }
 
 }  // namespace cudatutorial

@@ -3,31 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <ostream>
 #include <sstream>
 
-#include "cudatutorial/check.hpp"
-#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/errors.hpp"
 
 namespace cudatutorial {
 
 namespace {
-
-std::string local_timestamp() {
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    char text[40];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", &local);
-    return text;
-}
-
-std::string optional_fixed(const std::optional<double>& value, int decimals,
-                           const std::string& missing = "-") {
-    return value ? format_fixed(*value, decimals) : missing;
-}
 
 // Numbers in files keep ten significant digits: CUDA events time in float (about 7 digits), so
 // a reader that rounds them for a table rounds the measured value once, as the terminal table
@@ -81,22 +65,6 @@ std::string RunInfo::versions() const {
     return text + driver_version + " (supports CUDA " + cuda_driver + ")";
 }
 
-RunInfo make_run_info(const std::string& program, const std::string& title,
-                      const DeviceInfo& device) {
-    RunInfo info;
-    info.program = program;
-    info.title = title;
-    info.gpu_name = device.name;
-    info.compute_capability = device.compute_capability();
-    info.sm_count = device.sm_count;
-    info.cuda_runtime = cuda_version_string(device.runtime_version);
-    info.cuda_driver = cuda_version_string(device.driver_version);
-    info.driver_version = device.driver_release;
-    info.peak_bandwidth_gbs = device.theoretical_bandwidth_gbs();
-    info.timestamp = local_timestamp();
-    return info;
-}
-
 ResultRow& ResultRow::with(const std::string& column, const std::string& value) {
     for (auto& cell : extra) {
         if (cell.first == column) {
@@ -106,19 +74,6 @@ ResultRow& ResultRow::with(const std::string& column, const std::string& value) 
     }
     extra.emplace_back(column, value);
     return *this;
-}
-
-ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
-                   double bytes) {
-    ResultRow row;
-    row.id = id;
-    row.name = name;
-    row.timed = true;
-    row.stats = measurement.stats;
-    row.bytes = bytes;
-    row.passed = measurement.passed();
-    row.detail = measurement.failure_detail();
-    return row;
 }
 
 ResultTable::ResultTable(RunInfo info) : info_(std::move(info)) {}
@@ -235,6 +190,156 @@ std::string verdict(const ResultRow& row) {
 
 }  // namespace
 
+std::optional<std::size_t> ResultTable::baseline_row() const {
+    for (std::size_t i = 0; i < rows_.size() && !baseline_id_.empty(); ++i) {
+        if (rows_[i].id == baseline_id_) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+void ResultTable::add_note(const std::string& note) {
+    notes_.push_back(note);
+}
+
+TableLayout ResultTable::layout() const {
+    using Kind = TableCell::Kind;
+    const auto value = [](std::string text) {
+        return TableCell{Kind::kValue, std::move(text), {}};
+    };
+    const auto optional = [](const std::optional<double>& number, int decimals) {
+        return number ? TableCell{Kind::kValue, format_fixed(*number, decimals), {}}
+                      : TableCell{Kind::kMissing, {}, {}};
+    };
+    const auto extras = extra_columns();
+    const bool bandwidth = has_bandwidth();
+    const bool progression = has_progression();
+    const bool baseline = baseline_row().has_value();
+    // No "% peak" where no DRAM peak applies (chapter 7's links and GPU sets).
+    const bool peak = bandwidth && info_.peak_bandwidth_gbs > 0.0;
+
+    TableLayout layout;
+    const auto column = [&](const std::string& text, const std::string& markdown) {
+        layout.headers.push_back(text);
+        layout.markdown_headers.push_back(markdown);
+    };
+    column("id", "id");
+    column("kernel", "kernel");
+    column("median ms", "median ms");
+    column("min-max ms", "min–max ms");
+    if (bandwidth) {
+        column("GB/s", "GB/s");
+    }
+    if (peak) {
+        column("% peak", "% peak");
+    }
+    for (const auto& extra : extras) {
+        column(extra, extra);
+    }
+    if (progression) {
+        column("x prev", "× prev");
+        column("x first", "× first");
+    }
+    if (baseline) {
+        column("x " + baseline_label_, "× " + baseline_label_);
+    }
+    column("result", "result");
+
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const ResultRow& row = rows_[i];
+        std::vector<TableCell> cells = {value(row.id), {Kind::kName, row.name, {}}};
+        if (row.timed) {
+            cells.push_back(value(format_ms(row.stats.median_ms)));
+            cells.push_back(
+                {Kind::kRange, format_ms(row.stats.min_ms), format_ms(row.stats.max_ms)});
+        } else {
+            cells.insert(cells.end(), 2, TableCell{Kind::kMissing, {}, {}});
+        }
+        if (bandwidth) {
+            cells.push_back(optional(bandwidth_gbs(i), 0));
+        }
+        if (peak) {
+            cells.push_back(optional(percent_of_peak(i), 1));
+        }
+        for (const auto& extra : extras) {
+            const std::string text = extra_value(row, extra);
+            cells.push_back(text.empty() ? TableCell{Kind::kMissing, {}, {}} : value(text));
+        }
+        if (progression) {
+            cells.push_back(optional(speedup_vs_previous(i), 2));
+            cells.push_back(optional(speedup_vs_first(i), 2));
+        }
+        if (baseline) {
+            cells.push_back(optional(speedup_vs_baseline(i), 2));
+        }
+        cells.push_back({Kind::kVerdict, verdict(row), {}});
+        layout.rows.push_back(std::move(cells));
+        if (!row.detail.empty()) {
+            layout.remarks.push_back("[" + row.id + "] " + row.detail);
+        }
+    }
+    return layout;
+}
+
+std::string ResultTable::caption() const {
+    std::string text = info_.gpu_name + " (compute capability " + info_.compute_capability + ", " +
+                       std::to_string(info_.sm_count) + " SMs), " + info_.versions() + ", " +
+                       info_.timestamp.substr(0, 10);
+    std::string parameters;
+    for (const auto& parameter : info_.parameters) {
+        parameters += (parameters.empty() ? "" : ", ") + parameter.first + " " + parameter.second;
+    }
+    if (!parameters.empty()) {
+        text += "; " + parameters;
+    }
+    if (info_.peak_bandwidth_gbs > 0.0) {
+        text +=
+            "; theoretical DRAM bandwidth " + format_fixed(info_.peak_bandwidth_gbs, 0) + " GB/s";
+    }
+    return text;
+}
+
+namespace {
+
+std::string terminal_text(const TableCell& cell) {
+    switch (cell.kind) {
+        case TableCell::Kind::kMissing:
+            return "-";
+        case TableCell::Kind::kRange:
+            return cell.text + "-" + cell.second;
+        default:
+            return cell.text;
+    }
+}
+
+std::string markdown_text(const TableCell& cell) {
+    std::string text;
+    switch (cell.kind) {
+        case TableCell::Kind::kMissing:
+            text = "–";
+            break;
+        case TableCell::Kind::kName:
+            text = "`" + cell.text + "`";
+            break;
+        case TableCell::Kind::kRange:
+            text = cell.text + "–" + cell.second;
+            break;
+        case TableCell::Kind::kVerdict:
+            text = cell.text == "FAIL" ? "**FAIL**" : cell.text;
+            break;
+        default:
+            text = cell.text;
+    }
+    std::string escaped;  // a "|" inside a cell would end it
+    for (const char ch : text) {
+        escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    }
+    return escaped;
+}
+
+}  // namespace
+
 void ResultTable::print(std::ostream& out) const {
     out << "== " << info_.program;
     if (!info_.title.empty()) {
@@ -257,69 +362,29 @@ void ResultTable::print(std::ostream& out) const {
     }
     out << "\n";
 
-    const auto extras = extra_columns();
-    const bool bandwidth = has_bandwidth();
-    const bool progression = has_progression();
-    std::vector<std::vector<std::string>> cells;
-    std::vector<std::string> header = {"id", "kernel", "median ms", "min-max ms"};
-    // No "% peak" where no DRAM peak applies (chapter 7's links and GPU sets).
-    const bool peak = bandwidth && info_.peak_bandwidth_gbs > 0.0;
-    if (bandwidth) {
-        header.push_back("GB/s");
+    const TableLayout shown = layout();
+    std::vector<std::vector<std::string>> cells = {shown.headers};
+    for (const auto& row : shown.rows) {
+        std::vector<std::string> line;
+        for (const auto& cell : row) {
+            line.push_back(terminal_text(cell));
+        }
+        cells.push_back(std::move(line));
     }
-    if (peak) {
-        header.push_back("% peak");
+    std::vector<std::size_t> left;
+    for (std::size_t c = 0; c < shown.left_aligned_columns; ++c) {
+        left.push_back(c);
     }
-    header.insert(header.end(), extras.begin(), extras.end());
-    if (progression) {
-        header.insert(header.end(), {"x prev", "x first"});
-    }
-    if (!baseline_id_.empty()) {
-        header.push_back("x " + baseline_label_);
-    }
-    header.push_back("result");
-    cells.push_back(header);
+    print_aligned(out, cells, left);
 
-    for (std::size_t i = 0; i < rows_.size(); ++i) {
-        const ResultRow& row = rows_[i];
-        std::vector<std::string> line = {row.id, row.name};
-        if (row.timed) {
-            line.push_back(format_ms(row.stats.median_ms));
-            line.push_back(format_ms(row.stats.min_ms) + "-" + format_ms(row.stats.max_ms));
-        } else {
-            line.insert(line.end(), {"-", "-"});
-        }
-        if (bandwidth) {
-            line.push_back(optional_fixed(bandwidth_gbs(i), 0));
-        }
-        if (peak) {
-            line.push_back(optional_fixed(percent_of_peak(i), 1));
-        }
-        for (const auto& column : extras) {
-            const std::string value = extra_value(row, column);
-            line.push_back(value.empty() ? "-" : value);
-        }
-        if (progression) {
-            line.push_back(optional_fixed(speedup_vs_previous(i), 2));
-            line.push_back(optional_fixed(speedup_vs_first(i), 2));
-        }
-        if (!baseline_id_.empty()) {
-            line.push_back(optional_fixed(speedup_vs_baseline(i), 2));
-        }
-        line.push_back(verdict(row));
-        cells.push_back(line);
+    if (!shown.remarks.empty() || !notes_.empty()) {
+        out << "\n";
     }
-    print_aligned(out, cells);
-
-    bool any_detail = false;
-    for (const auto& row : rows_) {
-        if (!row.detail.empty()) {
-            if (!any_detail) {
-                out << "\n";
-                any_detail = true;
-            }
-            out << "  [" << row.id << "] " << row.detail << "\n";
-        }
+    for (const auto& remark : shown.remarks) {
+        out << "  " << remark << "\n";
+    }
+    for (const auto& note : notes_) {
+        out << "  " << note << "\n";
     }
     out << "\n";
     if (all_passed()) {
@@ -329,8 +394,50 @@ void ResultTable::print(std::ostream& out) const {
     }
 }
 
+void ResultTable::write_markdown(std::ostream& out) const {
+    const TableLayout shown = layout();
+    out << "*" << caption() << "*\n\n|";
+    for (const auto& header : shown.markdown_headers) {
+        out << " " << header << " |";
+    }
+    out << "\n|";
+    for (std::size_t c = 0; c < shown.markdown_headers.size(); ++c) {
+        const bool left = c < shown.left_aligned_columns || c + 1 == shown.markdown_headers.size();
+        out << (left ? ":--|" : "--:|");
+    }
+    out << "\n";
+    for (const auto& row : shown.rows) {
+        out << "|";
+        for (const auto& cell : row) {
+            out << " " << markdown_text(cell) << " |";
+        }
+        out << "\n";
+    }
+    if (!shown.remarks.empty() || !notes_.empty()) {
+        out << "\n";
+    }
+    for (const auto& remark : shown.remarks) {
+        out << "- " << remark << "\n";
+    }
+    for (const auto& note : notes_) {
+        out << "- " << note << "\n";
+    }
+}
+
+std::string ResultTable::markdown() const {
+    std::ostringstream text;
+    write_markdown(text);
+    return text.str();
+}
+
 void ResultTable::write_csv(std::ostream& out) const {
     const auto extras = extra_columns();
+    // The table's notes repeat on every row, as the run information does, so that a row read
+    // alone (or CSVs concatenated) still says what was skipped.
+    std::string joined_notes;
+    for (const auto& note : notes_) {
+        joined_notes += (joined_notes.empty() ? "" : "; ") + note;
+    }
     std::vector<std::string> header = {"program",        "gpu",          "compute_capability",
                                        "sm_count",       "cuda_runtime", "cuda_driver",
                                        "driver_version", "timestamp",    "peak_gbs"};
@@ -341,7 +448,7 @@ void ResultTable::write_csv(std::ostream& out) const {
                                  "samples", "bytes", "gbs", "percent_of_peak",
                                  "speedup_vs_previous", "speedup_vs_first", "speedup_vs_baseline"});
     header.insert(header.end(), extras.begin(), extras.end());
-    header.insert(header.end(), {"passed", "expected_failure", "detail"});
+    header.insert(header.end(), {"passed", "expected_failure", "detail", "idea", "table_notes"});
     for (std::size_t c = 0; c < header.size(); ++c) {
         out << (c ? "," : "") << csv_cell(header[c]);
     }
@@ -372,8 +479,9 @@ void ResultTable::write_csv(std::ostream& out) const {
         for (const auto& column : extras) {
             line.push_back(extra_value(row, column));
         }
-        line.insert(line.end(), {row.passed ? "true" : "false",
-                                 row.expected_failure ? "true" : "false", row.detail});
+        line.insert(line.end(),
+                    {row.passed ? "true" : "false", row.expected_failure ? "true" : "false",
+                     row.detail, row.idea, joined_notes});
         for (std::size_t c = 0; c < line.size(); ++c) {
             out << (c ? "," : "") << csv_cell(line[c]);
         }
@@ -406,7 +514,7 @@ void ResultTable::write_json(std::ostream& out) const {
             return row.timed ? json_number(v) : std::string("null");
         };
         out << (i ? "," : "") << "\n    {\"id\": " << json_string(row.id)
-            << ", \"name\": " << json_string(row.name)
+            << ", \"name\": " << json_string(row.name) << ", \"idea\": " << json_string(row.idea)
             << ", \"median_ms\": " << timed(row.stats.median_ms)
             << ", \"min_ms\": " << timed(row.stats.min_ms)
             << ", \"max_ms\": " << timed(row.stats.max_ms)
@@ -428,10 +536,15 @@ void ResultTable::write_json(std::ostream& out) const {
         }
         out << "}}";
     }
-    out << "\n  ]\n}\n";
+    out << "\n  ],\n  \"notes\": [";
+    for (std::size_t i = 0; i < notes_.size(); ++i) {
+        out << (i ? ", " : "") << json_string(notes_[i]);
+    }
+    out << "],\n  \"markdown\": " << json_string(markdown()) << "\n}\n";
 }
 
-void ResultTable::write_files(const std::string& csv_path, const std::string& json_path) const {
+void ResultTable::write_files(const std::string& csv_path, const std::string& json_path,
+                              const std::string& markdown_path) const {
     const auto write = [](const std::string& path, auto&& writer) {
         if (path.empty()) {
             return;
@@ -447,6 +560,7 @@ void ResultTable::write_files(const std::string& csv_path, const std::string& js
     };
     write(csv_path, [this](std::ostream& out) { write_csv(out); });
     write(json_path, [this](std::ostream& out) { write_json(out); });
+    write(markdown_path, [this](std::ostream& out) { write_markdown(out); });
 }
 
 std::string format_ms(double ms) {
@@ -485,7 +599,8 @@ void print_aligned(std::ostream& out, const std::vector<std::vector<std::string>
         for (std::size_t c = 0; c < rows[r].size(); ++c) {
             const std::string& cell = rows[r][c];
             const std::string pad(widths[c] - cell.size(), ' ');
-            out << (c ? "  " : "") << (is_left(c) ? cell + pad : pad + cell);
+            const bool last = c + 1 == rows[r].size();
+            out << (c ? "  " : "") << (is_left(c) ? cell + (last ? "" : pad) : pad + cell);
         }
         out << "\n";
         if (r == 0) {

@@ -1,5 +1,6 @@
 #include "cudatutorial/cli.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -44,122 +45,14 @@ void add_common_options(CLI::App& app, CommonOptions& options, L2FlushOption l2_
     app.add_option("--json", options.json_path, "also write the results table as JSON to FILE")
         ->check(writable_file_validator())
         ->group(group);
+    app.add_option("--markdown", options.markdown_path,
+                   "also write the results table as Markdown (what the READMEs show) to FILE")
+        ->check(writable_file_validator())
+        ->group(group);
     app.add_option("--device", options.device, "CUDA device ordinal")
         ->check(CLI::Range(0, 1023))
         ->capture_default_str()
         ->group(group);
-}
-
-namespace {
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos) {
-        return {};
-    }
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
-}
-
-// Digits only, no sign: parses into a uint64 with overflow detection.
-bool parse_unsigned(const std::string& text, std::uint64_t& value) {
-    if (text.empty() || text.size() > 20) {
-        return false;
-    }
-    value = 0;
-    for (const char ch : text) {
-        if (!std::isdigit(static_cast<unsigned char>(ch))) {
-            return false;
-        }
-        const std::uint64_t digit = static_cast<std::uint64_t>(ch - '0');
-        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
-            return false;
-        }
-        value = value * 10 + digit;
-    }
-    return true;
-}
-
-}  // namespace
-
-std::uint64_t parse_size(const std::string& raw) {
-    const std::string text = trim(raw);
-    const auto bad = [&](const std::string& why) {
-        return UsageError("invalid size '" + raw + "': " + why +
-                          " (write e.g. 33554432, 2^25, 1<<25 or 32Mi)");
-    };
-    std::uint64_t base = 0;
-    std::uint64_t exponent = 0;
-    for (const std::string separator : {"^", "<<"}) {
-        const auto at = text.find(separator);
-        if (at == std::string::npos) {
-            continue;
-        }
-        if (!parse_unsigned(trim(text.substr(0, at)), base) ||
-            !parse_unsigned(trim(text.substr(at + separator.size())), exponent)) {
-            throw bad("not a number");
-        }
-        if (separator == "^" && base != 2) {
-            throw bad("only powers of 2 are accepted");
-        }
-        if (separator == "<<" && base == 0) {
-            return 0;
-        }
-        const std::uint64_t multiplier = separator == "^" ? 1 : base;
-        if (exponent >= 63 ||
-            multiplier > (std::numeric_limits<std::uint64_t>::max() >> exponent)) {
-            throw bad("too large");
-        }
-        return multiplier << exponent;
-    }
-    std::string digits = text;
-    std::uint64_t scale = 1;
-    const struct {
-        const char* suffix;
-        std::uint64_t scale;
-    } suffixes[] = {{"Gi", 1ull << 30}, {"Mi", 1ull << 20}, {"Ki", 1ull << 10},
-                    {"G", 1ull << 30},  {"M", 1ull << 20},  {"K", 1ull << 10}};
-    for (const auto& s : suffixes) {
-        const std::string suffix = s.suffix;
-        if (digits.size() > suffix.size() &&
-            digits.compare(digits.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            digits = digits.substr(0, digits.size() - suffix.size());
-            scale = s.scale;
-            break;
-        }
-    }
-    std::uint64_t value = 0;
-    if (!parse_unsigned(trim(digits), value)) {
-        throw bad(text.empty() ? "empty" : (text[0] == '-' ? "negative" : "not a number"));
-    }
-    if (value > std::numeric_limits<std::uint64_t>::max() / scale) {
-        throw bad("too large");
-    }
-    return value * scale;
-}
-
-std::string describe_size(std::uint64_t n) {
-    std::string text = std::to_string(n);
-    if (n < 1024) {
-        return text;
-    }
-    int log2 = 63;
-    while (log2 > 0 && !((n >> log2) & 1)) {
-        --log2;
-    }
-    const std::uint64_t below = std::uint64_t{1} << log2;
-    const std::uint64_t offset = n - below;
-    if (offset == 0) {
-        return text + " (2^" + std::to_string(log2) + ")";
-    }
-    if (offset < 1024) {
-        return text + " (2^" + std::to_string(log2) + " + " + std::to_string(offset) + ")";
-    }
-    if (log2 < 63 && (below << 1) - n < 1024) {
-        return text + " (2^" + std::to_string(log2 + 1) + " - " + std::to_string((below << 1) - n) +
-               ")";
-    }
-    return text;
 }
 
 CLI::Validator size_validator() {
@@ -192,7 +85,7 @@ CLI::Validator power_of_two_validator() {
     return CLI::Validator(
         [](std::string& text) -> std::string {
             std::uint64_t value = 0;
-            if (!parse_unsigned(trim(text), value) || !is_power_of_two(value)) {
+            if (!parse_plain_unsigned(text, value) || !is_power_of_two(value)) {
                 return "'" + text + "' is not a power of two (32, 64, 128, 256, 512, 1024...)";
             }
             return {};
@@ -221,6 +114,15 @@ void require_block_size(int block, const DeviceInfo& device, int min_block,
     }
 }
 
+void require_power_of_two_block(int block, int min_block, int max_block,
+                                const std::string& option) {
+    if (block < min_block || block > max_block ||
+        !is_power_of_two(static_cast<std::uint64_t>(block))) {
+        throw UsageError(option + " must be a power of two from " + std::to_string(min_block) +
+                         " to " + std::to_string(max_block) + "; got " + std::to_string(block));
+    }
+}
+
 void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                    const std::string& option) {
     if (value < min || value > max) {
@@ -228,6 +130,31 @@ void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                          " is out of range: it must be from " + std::to_string(min) + " to " +
                          std::to_string(max));
     }
+}
+
+int finish_table(const ResultTable& table, const CommonOptions& options, bool other_checks_passed) {
+    table.print(std::cout);
+    table.write_files(options.csv_path, options.json_path, options.markdown_path);
+    return to_int(table.all_passed() && other_checks_passed ? ExitCode::kSuccess
+                                                            : ExitCode::kVerificationFailed);
+}
+
+CLI::Option* add_section_option(CLI::App& app, std::vector<std::string>& sections,
+                                const std::vector<std::string>& known,
+                                const std::string& description) {
+    return app.add_option("--section", sections, description)
+        ->delimiter(',')
+        ->check(CLI::IsMember(known));
+}
+
+bool section_wanted(const std::vector<std::string>& sections, const std::string& section) {
+    return sections.empty() ||
+           std::find(sections.begin(), sections.end(), section) != sections.end();
+}
+
+CLI::Option* add_profile_help_flag(CLI::App& app, bool& flag, const std::string& what) {
+    return app.add_flag("--profile-help", flag,
+                        "print the Nsight Compute (ncu) commands for " + what + ", and exit");
 }
 
 int guarded_main(const std::function<int()>& body) {

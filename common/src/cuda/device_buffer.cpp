@@ -47,4 +47,21 @@ void free_pinned_bytes(void* pointer) noexcept {
     }
 }
 
+void copy_host_to_device(void* destination, const void* source, std::size_t bytes) {
+    CT_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyHostToDevice));
+}
+
+void copy_device_to_host(void* destination, const void* source, std::size_t bytes) {
+    CT_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToHost));
+}
+
+void fill_device_bytes(void* destination, unsigned char value, std::size_t bytes) {
+    CT_CHECK(cudaMemset(destination, value, bytes));
+}
+
+void fill_device_bytes_async(void* destination, unsigned char value, std::size_t bytes,
+                             cudaStream_t stream) {
+    CT_CHECK(cudaMemsetAsync(destination, value, bytes, stream));
+}
+
 }  // namespace cudatutorial::detail

@@ -14,32 +14,28 @@
 
 namespace cudatutorial {
 
-Stats summarize(std::vector<double> samples_ms) {
-    if (samples_ms.empty()) {
-        throw std::invalid_argument("summarize: no samples");
-    }
-    for (double sample : samples_ms) {
-        if (!std::isfinite(sample) || sample < 0.0) {
-            throw std::invalid_argument("summarize: a sample is negative or not finite");
-        }
-    }
-    std::sort(samples_ms.begin(), samples_ms.end());
-    const std::size_t n = samples_ms.size();
-    Stats stats;
-    stats.samples = static_cast<int>(n);
-    stats.min_ms = samples_ms.front();
-    stats.max_ms = samples_ms.back();
-    stats.median_ms = n % 2 ? samples_ms[n / 2] : 0.5 * (samples_ms[n / 2 - 1] + samples_ms[n / 2]);
-    stats.mean_ms = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / n;
-    return stats;
+ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
+                   double bytes) {
+    ResultRow row;
+    row.id = id;
+    row.name = name;
+    row.timed = true;
+    row.stats = measurement.stats;
+    row.bytes = bytes;
+    row.passed = measurement.passed();
+    row.detail = measurement.failure_detail();
+    return row;
 }
 
-double bandwidth_gbs(double bytes, double ms) {
-    return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
-}
-
-double percent_of(double value, double reference) {
-    return reference > 0.0 ? 100.0 * value / reference : 0.0;
+ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
+                    const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
+                    const BenchmarkConfig& config) {
+    if (poison) {
+        poison();
+    }
+    ResultRow row = make_row(stage.id, stage.name, measure(launch, verify, config), bytes);
+    apply_stage(stage, row);
+    return row;
 }
 
 std::string Measurement::failure_detail() const {
