@@ -9,6 +9,7 @@
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/clocks.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
@@ -69,6 +70,7 @@ void finish(const ct::ResultTable& table, const std::vector<std::string>& notes,
     for (const std::string& note : notes) {
         noted.add_note(note);
     }
+    ct::record_clocks(noted.info());
     noted.print(std::cout);
     std::cout << "\n";
     noted.write_files(o.output_path(o.common.csv_path, section),

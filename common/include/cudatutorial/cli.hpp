@@ -77,10 +77,11 @@ void require_power_of_two_block(int block, int min_block = 32, int max_block = 1
 void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                    const std::string& option);
 
-/// The ending every chapter's run() shares: prints `table`, writes the CSV/JSON/Markdown files
+/// The ending every chapter's run() shares: records the clocks seen during timing (clocks.hpp)
+/// in `table`'s run information, prints `table`, writes the CSV/JSON/Markdown files
 /// `options` ask for, and returns the exit code: kSuccess when every row passed (labelled bug
 /// demonstrations aside) and `other_checks_passed`, else kVerificationFailed.
-int finish_table(const ResultTable& table, const CommonOptions& options,
+int finish_table(ResultTable& table, const CommonOptions& options,
                  bool other_checks_passed = true);
 
 /// Runs `body`, turning exceptions into a message on stderr and the documented exit code:

@@ -40,6 +40,12 @@ struct RunInfo {
     double peak_bandwidth_gbs = 0;   ///< theoretical DRAM bandwidth, 0 if unknown
     std::string timestamp;           ///< local time, ISO 8601
     std::vector<std::pair<std::string, std::string>> parameters;  ///< problem size and options
+    bool clocks_observed = false;  ///< NVML read the clocks during timing (clocks.hpp)
+    unsigned sm_mhz_min = 0;       ///< lowest SM clock seen during timing
+    unsigned sm_mhz_max = 0;       ///< highest SM clock seen during timing
+    unsigned memory_mhz_min = 0;   ///< lowest memory clock seen during timing
+    unsigned memory_mhz_max = 0;   ///< highest memory clock seen during timing
+    std::string throttle;          ///< "none", the slowdown reasons seen, or empty (not observed)
 
     /// Adds (or replaces) a parameter shown in the header and written to CSV/JSON.
     void set(const std::string& key, const std::string& value);
@@ -94,6 +100,8 @@ struct TableLayout {
 /// A result table with the derived columns described in the file comment.
 class ResultTable {
   public:
+    /// The run information, for a last addition before the table is written (the clocks).
+    RunInfo& info() { return info_; }
     /// An empty table for the run described by `info`.
     explicit ResultTable(RunInfo info);
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/clocks.hpp"
 #include "cudatutorial/device_info.hpp"
 
 namespace cudatutorial {
@@ -132,7 +133,8 @@ void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
     }
 }
 
-int finish_table(const ResultTable& table, const CommonOptions& options, bool other_checks_passed) {
+int finish_table(ResultTable& table, const CommonOptions& options, bool other_checks_passed) {
+    record_clocks(table.info());
     table.print(std::cout);
     table.write_files(options.csv_path, options.json_path, options.markdown_path);
     return to_int(table.all_passed() && other_checks_passed ? ExitCode::kSuccess

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/clocks.hpp"
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 
@@ -127,6 +128,7 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
     if (hold) {
         hold->release();
     }
+    observe_clocks();  // the GPU is running the batch now: its clocks are the ones that count
     stops.back().synchronize();
     if (hold && hold->timed_out()) {
         std::cerr << "warning: the timing harness's stream hold timed out (the launch function "

@@ -505,7 +505,16 @@ void ResultTable::write_json(std::ostream& out) const {
         out << (p ? ", " : "") << json_string(info_.parameters[p].first) << ": "
             << json_string(info_.parameters[p].second);
     }
-    out << "}\n  },\n  \"baseline\": "
+    out << "},\n    \"clocks\": ";
+    if (info_.clocks_observed) {
+        out << "{\"sm_mhz_min\": " << info_.sm_mhz_min << ", \"sm_mhz_max\": " << info_.sm_mhz_max
+            << ", \"memory_mhz_min\": " << info_.memory_mhz_min
+            << ", \"memory_mhz_max\": " << info_.memory_mhz_max
+            << ", \"throttle\": " << json_string(info_.throttle) << "}";
+    } else {
+        out << "null";
+    }
+    out << "\n  },\n  \"baseline\": "
         << (baseline_id_.empty() ? std::string("null") : json_string(baseline_id_))
         << ",\n  \"rows\": [";
     for (std::size_t i = 0; i < rows_.size(); ++i) {

@@ -1,0 +1,45 @@
+/// @file clocks.hpp
+/// @brief The GPU's clocks and throttling while timed runs were in flight, read through NVML
+/// (which ships with the driver), so that a table says what else decided its timings: a laptop
+/// GPU that throttles, or a data-centre GPU held at its power cap, explains its own numbers.
+///
+/// The timing harness calls observe_clocks() once per timed batch, after the batch is queued
+/// and while the GPU runs it; finish_table() (cli.hpp) writes what was seen into the run
+/// information. Without NVML (no driver library, a container without it) nothing is observed
+/// and the tables say so.
+#pragma once
+
+#include <string>
+
+#include "cudatutorial/report.hpp"
+
+namespace cudatutorial {
+
+/// What NVML saw over every observe_clocks() call of this process.
+struct ClockObservation {
+    int samples = 0;              ///< successful readings (0: NVML unavailable)
+    unsigned sm_mhz_min = 0;      ///< lowest SM clock seen
+    unsigned sm_mhz_max = 0;      ///< highest SM clock seen
+    unsigned memory_mhz_min = 0;  ///< lowest memory clock seen
+    unsigned memory_mhz_max = 0;  ///< highest memory clock seen
+    unsigned long long reasons =
+        0;  ///< OR of the slowdown reasons seen (idle, app clocks left out)
+
+    /// "SM 1755-1980 MHz, memory 2619 MHz, no throttling (12 readings)", or "not observed".
+    std::string describe() const;
+    /// "none", or the slowdown reasons seen: "power cap, thermal (software)".
+    std::string throttle_text() const;
+};
+
+/// Reads the current device's SM and memory clocks and its clock-event (throttle) reasons once,
+/// adding them to the process's observation. Never throws; does nothing without NVML.
+void observe_clocks();
+
+/// Everything observed so far in this process.
+ClockObservation observed_clocks();
+
+/// Adds the observation to `info`: the "clocks during timing" parameter (header, CSV, Markdown)
+/// and the structured fields of the JSON.
+void record_clocks(RunInfo& info);
+
+}  // namespace cudatutorial

@@ -1,0 +1,154 @@
+#include "cudatutorial/clocks.hpp"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace cudatutorial {
+
+namespace {
+
+// NVML's C entry points and constants (nvml.h), declared here so that neither the header nor
+// the library is needed to build: libnvidia-ml ships with the driver, not with the toolkit.
+using NvmlDevice = void*;
+using NvmlCall = int (*)();
+using NvmlHandleByBusId = int (*)(const char* bus_id, NvmlDevice* device);
+using NvmlClockInfo = int (*)(NvmlDevice device, int type, unsigned* mhz);
+using NvmlReasons = int (*)(NvmlDevice device, unsigned long long* reasons);
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlClockMemory = 2;
+// Reasons that are no slowdown: the GPU idle between batches, clocks set by the administrator,
+// sync boost across GPUs, the display clock.
+constexpr unsigned long long kBenignReasons = 0x1 | 0x2 | 0x10 | 0x100;
+
+struct Nvml {
+    NvmlHandleByBusId handle_by_bus_id = nullptr;
+    NvmlClockInfo clock_info = nullptr;
+    NvmlReasons reasons = nullptr;
+    bool ready = false;
+
+    Nvml() {
+        void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) {
+            return;
+        }
+        const auto init = reinterpret_cast<NvmlCall>(dlsym(library, "nvmlInit_v2"));
+        handle_by_bus_id =
+            reinterpret_cast<NvmlHandleByBusId>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
+        clock_info = reinterpret_cast<NvmlClockInfo>(dlsym(library, "nvmlDeviceGetClockInfo"));
+        // Renamed in NVML 12.2 ("clocks event reasons"); older drivers have the first name only.
+        reasons =
+            reinterpret_cast<NvmlReasons>(dlsym(library, "nvmlDeviceGetCurrentClocksEventReasons"));
+        if (reasons == nullptr) {
+            reasons = reinterpret_cast<NvmlReasons>(
+                dlsym(library, "nvmlDeviceGetCurrentClocksThrottleReasons"));
+        }
+        // Kept loaded and initialised for the life of the process: a reading then costs
+        // microseconds.
+        ready =
+            init != nullptr && handle_by_bus_id != nullptr && clock_info != nullptr && init() == 0;
+    }
+};
+
+std::mutex observation_mutex;
+ClockObservation observation;
+
+void widen(unsigned value, unsigned& low, unsigned& high, bool first) {
+    low = first ? value : std::min(low, value);
+    high = first ? value : std::max(high, value);
+}
+
+std::string range_text(unsigned low, unsigned high) {
+    return low == high ? std::to_string(low) : std::to_string(low) + "-" + std::to_string(high);
+}
+
+}  // namespace
+
+std::string ClockObservation::throttle_text() const {
+    if (reasons == 0) {
+        return "none";
+    }
+    const struct {
+        unsigned long long bit;
+        const char* name;
+    } names[] = {{0x4, "power cap"},
+                 {0x8, "hardware slowdown"},
+                 {0x20, "thermal (software)"},
+                 {0x40, "thermal (hardware)"},
+                 {0x80, "power brake"}};
+    std::string text;
+    unsigned long long named = 0;
+    for (const auto& name : names) {
+        if (reasons & name.bit) {
+            text += (text.empty() ? "" : ", ") + std::string(name.name);
+            named |= name.bit;
+        }
+    }
+    if (reasons & ~named) {
+        text += (text.empty() ? "" : ", ") + std::string("other (NVML reason bits ") +
+                std::to_string(reasons & ~named) + ")";
+    }
+    return text;
+}
+
+std::string ClockObservation::describe() const {
+    if (samples == 0) {
+        return "not observed (NVML unavailable)";
+    }
+    return "SM " + range_text(sm_mhz_min, sm_mhz_max) + " MHz, memory " +
+           range_text(memory_mhz_min, memory_mhz_max) + " MHz, " +
+           (reasons == 0 ? std::string("no throttling") : "throttled: " + throttle_text()) + " (" +
+           std::to_string(samples) + " readings)";
+}
+
+void observe_clocks() {
+    static const Nvml nvml;
+    if (!nvml.ready) {
+        return;
+    }
+    int device = 0;
+    char bus_id[32] = {};
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    NvmlDevice handle = nullptr;
+    unsigned sm = 0;
+    unsigned memory = 0;
+    if (nvml.handle_by_bus_id(bus_id, &handle) != 0 ||
+        nvml.clock_info(handle, kNvmlClockSm, &sm) != 0 ||
+        nvml.clock_info(handle, kNvmlClockMemory, &memory) != 0) {
+        return;
+    }
+    unsigned long long reasons = 0;
+    if (nvml.reasons != nullptr && nvml.reasons(handle, &reasons) != 0) {
+        reasons = 0;
+    }
+    const std::lock_guard<std::mutex> lock(observation_mutex);
+    const bool first = observation.samples == 0;
+    widen(sm, observation.sm_mhz_min, observation.sm_mhz_max, first);
+    widen(memory, observation.memory_mhz_min, observation.memory_mhz_max, first);
+    observation.reasons |= reasons & ~kBenignReasons;
+    ++observation.samples;
+}
+
+ClockObservation observed_clocks() {
+    const std::lock_guard<std::mutex> lock(observation_mutex);
+    return observation;
+}
+
+void record_clocks(RunInfo& info) {
+    const ClockObservation seen = observed_clocks();
+    info.set("clocks during timing", seen.describe());
+    info.clocks_observed = seen.samples > 0;
+    info.sm_mhz_min = seen.sm_mhz_min;
+    info.sm_mhz_max = seen.sm_mhz_max;
+    info.memory_mhz_min = seen.memory_mhz_min;
+    info.memory_mhz_max = seen.memory_mhz_max;
+    info.throttle = seen.samples > 0 ? seen.throttle_text() : std::string();
+}
+
+}  // namespace cudatutorial
