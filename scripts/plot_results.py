@@ -3,8 +3,9 @@
 
     scripts/plot_results.py plot docs/results/<gpu>            one PNG + SVG per results JSON
     scripts/plot_results.py compare docs/results/<gpu-a> docs/results/<gpu-b> [...] --out DIR
-        for every results file the folders share: a Markdown table (ms and % of each GPU's own
-        peak, side by side) and a grouped bar chart, written to DIR
+        for every results file the folders share: a Markdown table (ms, % of each GPU's own
+        peak, x baseline within each run, and each GPU against the first, marked within noise
+        or not) and a grouped bar chart, written to DIR
 
 Reads the JSON that every chapter writes with --json (ResultTable::write_json). Needs matplotlib
 (Debian: python3-matplotlib). The files are reproducible: the same results and matplotlib give
@@ -124,8 +125,35 @@ def plot_one(stem, doc, out_dir, plt):
     return written
 
 
+def versus(first, other):
+    """How `other` compares with `first` (two rows of the same id on two GPUs or runs), as
+    nvbench's compare says it: the ratio of medians, and whether the difference is beyond noise.
+    Noise is read off the runs themselves: when the min-max ranges of the two overlap, the
+    difference is within what either run varied by, and is reported as "same"."""
+    if not first or not other or first.get("median_ms") is None or other.get("median_ms") is None:
+        return "–"
+    ratio = first["median_ms"] / other["median_ms"]
+    overlap = (first.get("min_ms", first["median_ms"]) <= other.get("max_ms", other["median_ms"])
+               and other.get("min_ms", other["median_ms"]) <= first.get("max_ms", first["median_ms"]))
+    if overlap:
+        return f"{ratio:.2f}× same (within noise)"
+    return f"{ratio:.2f}× {'faster' if ratio > 1 else 'slower'}"
+
+
+def clocks_line(doc):
+    clocks = doc["run"].get("clocks")
+    if not clocks:
+        return f"- {doc['run']['gpu']}: clocks not recorded"
+    sm = (f"{clocks['sm_mhz_min']}" if clocks["sm_mhz_min"] == clocks["sm_mhz_max"]
+          else f"{clocks['sm_mhz_min']}-{clocks['sm_mhz_max']}")
+    return (f"- {doc['run']['gpu']}: SM {sm} MHz, memory {clocks['memory_mhz_max']} MHz during "
+            f"timing, throttling: {clocks['throttle']}")
+
+
 def comparison_table(stem, docs):
-    """Markdown: one row per kernel id, ms and % of peak per GPU."""
+    """Markdown: one row per kernel id; per GPU (or run) the median ms, % of its own peak and the
+    ratio to the baseline measured in the same run; for every GPU after the first, how it
+    compares with the first, marked within noise or not (see versus)."""
     gpus = [doc["run"]["gpu"] for doc in docs]
     ids = []
     names = {}
@@ -135,20 +163,29 @@ def comparison_table(stem, docs):
                 ids.append(row["id"])
                 names[row["id"]] = row["name"]
     has_peak = any(row.get("percent_of_peak") is not None for doc in docs for row in doc["rows"])
+    has_baseline = any(baseline_row(doc) for doc in docs)
     header = ["id", "kernel"]
-    for gpu in gpus:
-        header += [f"{gpu} ms", f"{gpu} % peak"] if has_peak else [f"{gpu} ms"]
-    lines = [f"### {stem}", "", "| " + " | ".join(header) + " |",
-             "|" + "|".join(["--"] * len(header)) + "|"]
+    for index, gpu in enumerate(gpus):
+        header += [f"{gpu} ms"]
+        header += [f"{gpu} % peak"] if has_peak else []
+        header += [f"{gpu} × baseline"] if has_baseline else []
+        header += [f"{gpu} vs {gpus[0]}"] if index > 0 else []
+    lines = [f"### {stem}", ""] + [clocks_line(doc) for doc in docs] + [
+        "", "| " + " | ".join(header) + " |", "|" + "|".join(["--"] * len(header)) + "|"]
     for row_id in ids:
         cells = [row_id, f"`{names[row_id]}`"]
-        for doc in docs:
-            row = next((r for r in doc["rows"] if r["id"] == row_id), None)
+        rows = [next((r for r in doc["rows"] if r["id"] == row_id), None) for doc in docs]
+        for index, row in enumerate(rows):
             ms = row.get("median_ms") if row else None
             pct = row.get("percent_of_peak") if row else None
+            base = row.get("speedup_vs_baseline") if row else None
             cells.append(f"{ms:.4g}" if ms is not None else "–")
             if has_peak:
                 cells.append(f"{pct:.1f}" if pct is not None else "–")
+            if has_baseline:
+                cells.append(f"{base:.2f}" if base is not None else "–")
+            if index > 0:
+                cells.append(versus(rows[0], row))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -242,8 +279,13 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     plt = import_pyplot()
     markdown = ["# Comparison", "",
-                "Median milliseconds (lower is better) and % of each GPU's own theoretical DRAM "
-                "bandwidth (higher is better), where the table has one.", ""]
+                "Median milliseconds (lower is better), % of each GPU's own theoretical DRAM "
+                "bandwidth (higher is better) where the table has one, and × baseline: the "
+                "baseline's median over the row's, both measured in the same run (> 1: faster "
+                "than CUB or NCCL on that GPU). \"vs\" divides the first GPU's median by this "
+                "one's (> 1: faster) and says whether the difference is beyond noise: when the "
+                "two runs' min–max ranges overlap, it is within what either run varied by. Each "
+                "section lists the clocks NVML saw during timing.", ""]
     for stem in shared:
         docs = [results[stem] for results in loaded]
         markdown.append(comparison_table(stem, docs))

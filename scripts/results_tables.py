@@ -12,20 +12,30 @@ from the same table model as the terminal table) is pasted, and between
     <!-- BEGIN OUTPUT docs/results/<gpu>/<file>.txt -->
     <!-- END OUTPUT -->
 
-a plain program output is inserted in a code block. Paths are relative to the repository root.
+a plain program output is inserted in a code block, and between
+
+    <!-- BEGIN COMPARE <stem> docs/results/<gpu-a> docs/results/<gpu-b> -->
+    <!-- END COMPARE -->
+
+the same results file of several GPUs is shown side by side, as `make compare` does. Paths are
+relative to the repository root.
 
     scripts/results_tables.py            rewrite every README in place
     scripts/results_tables.py --check    exit 1 if any README differs from its result files
 """
 import argparse
+import importlib.util
 import json
 import pathlib
 import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("plot_results", ROOT / "scripts" / "plot_results.py")
+plot_results = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(plot_results)
 BLOCK = re.compile(
-    r"(<!-- BEGIN (RESULTS|OUTPUT) (\S+) -->\n)(.*?)(<!-- END \2 -->)", re.DOTALL)
+    r"(<!-- BEGIN (RESULTS|OUTPUT|COMPARE) ([^>\n]+?) -->\n)(.*?)(<!-- END \2 -->)", re.DOTALL)
 
 
 def render_results(doc, source):
@@ -41,7 +51,23 @@ def render_output(text):
     return "```text\n" + text.rstrip("\n") + "\n```\n"
 
 
+def render_compare(arguments, doc_path):
+    """The same results file from several GPUs' folders, side by side, as `make compare` shows it
+    (scripts/plot_results.py's comparison_table: one implementation for both)."""
+    stem, *folders = arguments.split()
+    docs = []
+    for folder in folders:
+        source = ROOT / folder / f"{stem}.json"
+        if not source.is_file():
+            raise FileNotFoundError(f"{doc_path.relative_to(ROOT)}: marker names {source.relative_to(ROOT)}, which does not exist")
+        docs.append(json.loads(source.read_text(encoding="utf-8")))
+    table = plot_results.comparison_table(stem, docs)
+    return table.split("\n", 2)[2]  # without the "### stem" heading: the README has its own
+
+
 def render_block(kind, rel_path, doc_path):
+    if kind == "COMPARE":
+        return render_compare(rel_path, doc_path)
     source = ROOT / rel_path
     if not source.is_file():
         raise FileNotFoundError(f"{doc_path.relative_to(ROOT)}: marker names {rel_path}, which does not exist")

@@ -58,5 +58,36 @@ class CheckTest(unittest.TestCase):
                 results_tables.ROOT = saved_root
 
 
+class CompareTest(unittest.TestCase):
+    @staticmethod
+    def run_doc(gpu, median, low, high):
+        row = {"id": "1", "name": "stage", "median_ms": median, "min_ms": low, "max_ms": high,
+               "percent_of_peak": 50.0, "speedup_vs_baseline": None}
+        return {"program": "p", "title": "t", "rows": [row], "baseline": None,
+                "run": {"gpu": gpu, "clocks": {"sm_mhz_min": 1755, "sm_mhz_max": 1980,
+                                               "memory_mhz_min": 2619, "memory_mhz_max": 2619,
+                                               "throttle": "none"}}}
+
+    def test_side_by_side_marks_noise_from_the_spread_of_both_runs(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            for folder, doc in (("a", self.run_doc("GPU A", 1.0, 0.98, 1.02)),
+                                ("b", self.run_doc("GPU B", 0.99, 0.97, 1.01)),
+                                ("c", self.run_doc("GPU C", 0.5, 0.49, 0.51))):
+                (root / folder).mkdir()
+                (root / folder / "r.json").write_text(json.dumps(doc))
+            saved_root = results_tables.ROOT
+            results_tables.ROOT = root
+            try:
+                text = results_tables.regenerate(
+                    "<!-- BEGIN COMPARE r a b c -->\n<!-- END COMPARE -->\n", root / "README.md")
+            finally:
+                results_tables.ROOT = saved_root
+            self.assertIn("1.01× same (within noise)", text)
+            self.assertIn("2.00× faster", text)
+            self.assertIn("GPU A: SM 1755-1980 MHz, memory 2619 MHz", text)
+            self.assertNotIn("### r", text)
+
+
 if __name__ == "__main__":
     unittest.main()
