@@ -12,14 +12,15 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "execution_model.hpp"
+#include "sm_scaling.hpp"
 
 namespace ct = cudatutorial;
 namespace em = execution_model;
 
 namespace {
 
-const std::vector<std::string> kSections = {"query", "warps",     "latency",
-                                            "copy",  "occupancy", "sweep"};
+const std::vector<std::string> kSections = {"query",     "warps", "latency", "copy",
+                                            "occupancy", "sweep", "scaling"};
 
 void print_device_query(const ct::DeviceInfo& info) {
     std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
@@ -91,6 +92,19 @@ void print_warps(const em::BlockShape& block, const ct::DeviceInfo* device) {
                   << ", and lane 0 of its warp = linear index - lane: "
                   << (ok ? "yes" : "NO - " + mismatch) << "\n";
     }
+}
+
+// "out.json" -> "out_scaling.json"; "" stays "" (no file).
+std::string with_suffix(const std::string& path, const std::string& suffix) {
+    if (path.empty()) {
+        return path;
+    }
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return path + suffix;
+    }
+    return path.substr(0, dot) + suffix + path.substr(dot);
 }
 
 std::string fixed(double value, int decimals) {
@@ -335,8 +349,8 @@ int main(int argc, char** argv) {
         ->delimiter(',');
     std::vector<std::string> sections;
     app.add_option("--section", sections,
-                   "run only these sections: query, warps, latency, copy, occupancy, sweep "
-                   "(default: all)")
+                   "run only these sections: query, warps, latency, copy, occupancy, sweep, "
+                   "scaling (default: all)")
         ->delimiter(',')
         ->check(CLI::IsMember(kSections));
     std::uint64_t seed = ct::kDefaultSeed;
@@ -385,6 +399,10 @@ int main(int argc, char** argv) {
         if (wanted("sweep")) {
             em::require_matrix_sum_memory(static_cast<int>(nx), static_cast<int>(ny));
         }
+        if (wanted("scaling")) {
+            ct::require_device_memory(em::sm_scaling_device_bytes(em::ScalingConfig{}, info),
+                                      "the matrices of the scaling section");
+        }
 
         if (wanted("query")) {
             print_device_query(info);
@@ -412,24 +430,37 @@ int main(int argc, char** argv) {
             print_occupancy(occupancy_shapes, info);
             std::cout << "\n";
         }
-        if (!wanted("sweep")) {
-            return ct::to_int(ct::ExitCode::kSuccess);
+        bool all_passed = true;
+        if (wanted("sweep")) {
+            ct::RunInfo run = ct::make_run_info(
+                "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
+            run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
+            run.set("bytes per run", ct::format_bytes(em::matrix_sum_bytes(static_cast<int>(nx),
+                                                                           static_cast<int>(ny))) +
+                                         " (2 reads + 1 write)");
+            run.set("timing", common.timing_description());
+            ct::ResultTable table(run);
+            for (auto& row :
+                 em::run_matrix_sum_sweep(static_cast<int>(nx), static_cast<int>(ny), shapes, info,
+                                          common.benchmark_config(), seed)) {
+                table.add(std::move(row));
+            }
+            table.print(std::cout);
+            table.write_files(common.csv_path, common.json_path);
+            all_passed = table.all_passed();
         }
-        ct::RunInfo run = ct::make_run_info(
-            "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
-        run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
-        run.set("bytes per run",
-                ct::format_bytes(em::matrix_sum_bytes(static_cast<int>(nx), static_cast<int>(ny))) +
-                    " (2 reads + 1 write)");
-        run.set("timing", common.timing_description());
-        ct::ResultTable table(run);
-        for (auto& row : em::run_matrix_sum_sweep(static_cast<int>(nx), static_cast<int>(ny),
-                                                  shapes, info, common.benchmark_config(), seed)) {
-            table.add(std::move(row));
+        if (wanted("scaling")) {
+            // With the sweep in the same run, the sweep keeps --csv/--json and this table goes
+            // beside it: out.json -> out_scaling.json.
+            const bool sweep_too = wanted("sweep");
+            if (sweep_too) {
+                std::cout << "\n";
+            }
+            all_passed &= em::print_sm_scaling(
+                std::cout, info, common.benchmark_config(), common.timing_description(),
+                sweep_too ? with_suffix(common.csv_path, "_scaling") : common.csv_path,
+                sweep_too ? with_suffix(common.json_path, "_scaling") : common.json_path);
         }
-        table.print(std::cout);
-        table.write_files(common.csv_path, common.json_path);
-        return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                             : ct::ExitCode::kVerificationFailed);
+        return ct::to_int(all_passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
     });
 }
