@@ -15,6 +15,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "histogram.hpp"
+#include "wide_section.hpp"
 
 namespace ct = cudatutorial;
 namespace hg = histogram;
@@ -35,6 +36,10 @@ struct Options {
     int grid = 0;
     int slow_reps = 3;
     bool atomic_latency = false;
+    std::string section = "stages";
+    std::vector<int> wide_bins{65536};
+    bool n_given = false;
+    bool wide_bins_given = false;
 };
 
 std::vector<const hg::Stage*> select_stages(const std::vector<std::string>& wanted) {
@@ -169,7 +174,37 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
     }
 }
 
+// --section wide: 16-bit values, up to 65,536 bins (wide_section.cpp). Byte-only options are
+// refused rather than ignored.
+int run_wide(const Options& options) {
+    if (options.bins != "letters" || options.bin_width_given || !options.input_path.empty() ||
+        options.atomic_latency) {
+        throw ct::UsageError(
+            "--bins, --bin-width, --input and --atomic-latency apply to --section stages; "
+            "--section wide takes --wide-bins");
+    }
+    hg::WideSectionOptions wide;
+    wide.common = options.common;
+    wide.bins = options.wide_bins;
+    wide.dist = options.dist;
+    if (options.n_given) {
+        wide.n = options.n;
+    }
+    wide.seed = options.seed;
+    wide.kernels = options.stages;
+    wide.block = options.block;
+    wide.grid = options.grid;
+    wide.slow_reps = options.slow_reps;
+    return hg::run_wide_section(wide);
+}
+
 int run(const Options& options) {
+    if (options.section == "wide") {
+        return run_wide(options);
+    }
+    if (options.wide_bins_given) {
+        throw ct::UsageError("--wide-bins applies to --section wide");
+    }
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
         throw ct::UsageError("--bin-width applies to --bins letters only (bytes have 256 bins)");
@@ -306,7 +341,8 @@ int main(int argc, char** argv) {
     input->excludes(size);
     app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
     app.add_option("--stage", options.stages,
-                   "stages to run, by id or name, comma-separated (1-8, race, cub), or all")
+                   "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
+                   "wide: global, private, cluster1/2/4/8/16, cub), or all")
         ->delimiter(',')
         ->default_str("all");
     app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
@@ -324,8 +360,21 @@ int main(int argc, char** argv) {
     app.add_flag("--atomic-latency", options.atomic_latency,
                  "also measure one global atomic's latency and redo the seed's throughput "
                  "arithmetic with it");
+    app.add_option("--section", options.section,
+                   "stages: the byte histograms above; wide: 16-bit values into up to 65,536 "
+                   "bins (global atomics, privatization, thread-block clusters, CUB)")
+        ->check(CLI::IsMember({"stages", "wide"}))
+        ->capture_default_str();
+    app.add_option("--wide-bins", options.wide_bins,
+                   "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "
+                   "16-bit values, default 2^27)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 65536))
+        ->default_str("65536");
     return ct::run_program(app, argc, argv, [&] {
         options.bin_width_given = app.count("--bin-width") > 0;
+        options.n_given = app.count("--n") > 0;
+        options.wide_bins_given = app.count("--wide-bins") > 0;
         return run(options);
     });
 }
