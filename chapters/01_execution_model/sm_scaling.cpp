@@ -337,38 +337,44 @@ std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes
     if (result.matrix_sum.size() < 2) {
         return notes;
     }
-    const auto smallest = std::min_element(
-        result.matrix_sum.begin(), result.matrix_sum.end(),
-        [](const ScalingPoint& x, const ScalingPoint& y) { return x.sms < y.sms; });
+    const auto by_sms = [](const ScalingPoint& x, const ScalingPoint& y) { return x.sms < y.sms; };
+    const auto smallest =
+        std::min_element(result.matrix_sum.begin(), result.matrix_sum.end(), by_sms);
+    const auto largest =
+        std::max_element(result.matrix_sum.begin(), result.matrix_sum.end(), by_sms);
     const auto best = std::max_element(
         result.matrix_sum.begin(), result.matrix_sum.end(),
         [](const ScalingPoint& x, const ScalingPoint& y) { return x.rate < y.rate; });
-    const double per_sm = smallest->rate / smallest->sms;  // GB/s = bytes per ns
+    // GB/s = bytes per ns, so bytes in flight / (GB/s per SM) is a latency in ns. The resident
+    // warps are the theoretical occupancy: if fewer are really resident, fewer bytes are in
+    // flight, and the latency is shorter than computed. An upper bound, then.
+    const double per_sm_small = smallest->rate / smallest->sms;
+    const double per_sm_large = largest->rate / largest->sms;
     const double in_flight =
         static_cast<double>(result.matrix_warps_per_sm) * 32.0 * bytes_per_thread;
+    const std::string in_flight_text = ct::format_bytes(in_flight);
     const auto fixed = [](double v, int d) { return ct::format_fixed(v, d); };
-    notes.push_back("Memory-bound: on " + std::to_string(smallest->sms) +
-                    " SMs the matrix sum moves " + fixed(smallest->rate, 0) + " GB/s, " +
-                    fixed(per_sm, 1) + " GB/s per SM. An SM holds " +
-                    std::to_string(result.matrix_warps_per_sm) + " of its warps, " +
-                    std::to_string(bytes_per_thread) +
-                    " B in flight per thread (A and B): " + ct::format_bytes(in_flight) +
-                    " per SM; Little's law: latency = " + ct::format_bytes(in_flight) + " / " +
-                    fixed(per_sm, 1) + " GB/s = " + fixed(in_flight / per_sm, 0) +
-                    " ns per load under this load.");
-    notes.push_back("At " + fixed(per_sm, 1) + " GB/s per SM, the best rate measured (" +
+    notes.push_back("Memory-bound: each SM holds " + std::to_string(result.matrix_warps_per_sm) +
+                    " warps of the matrix sum, " + std::to_string(bytes_per_thread) +
+                    " B in flight per thread (A and B): at most " + in_flight_text +
+                    " per SM. Little's law, latency = bytes in flight / throughput:");
+    notes.push_back("  on " + std::to_string(smallest->sms) + " SMs: " + fixed(smallest->rate, 0) +
+                    " GB/s = " + fixed(per_sm_small, 1) + " GB/s per SM, so a load takes at most " +
+                    in_flight_text + " / " + fixed(per_sm_small, 1) +
+                    " GB/s = " + fixed(in_flight / per_sm_small, 0) + " ns;");
+    notes.push_back("  on " + std::to_string(largest->sms) + " SMs: " + fixed(largest->rate, 0) +
+                    " GB/s = " + fixed(per_sm_large, 1) + " GB/s per SM, at most " +
+                    fixed(in_flight / per_sm_large, 0) +
+                    " ns: the same bytes in flight come back later once DRAM's queues fill.");
+    notes.push_back("At the " + std::to_string(smallest->sms) + "-SM rate per SM, the best rate (" +
                     fixed(best->rate, 0) + " GB/s, on " + std::to_string(best->sms) +
-                    " SMs) needs " + fixed(best->rate / per_sm, 0) +
-                    " SMs; 90% of it is reached on " +
+                    " SMs) would take " + fixed(best->rate / per_sm_small, 0) +
+                    " SMs; with the latency growing, 90% of it took " +
                     std::to_string(first_partition_reaching(result.matrix_sum, 0.9)) +
-                    " SMs. Past that DRAM, not the SMs, sets the time.");
+                    " SMs. From there on DRAM, not the SMs, sets the time.");
     if (result.fma.size() >= 2) {
-        const auto fma_small = std::min_element(
-            result.fma.begin(), result.fma.end(),
-            [](const ScalingPoint& x, const ScalingPoint& y) { return x.sms < y.sms; });
-        const auto fma_large = std::max_element(
-            result.fma.begin(), result.fma.end(),
-            [](const ScalingPoint& x, const ScalingPoint& y) { return x.sms < y.sms; });
+        const auto fma_small = std::min_element(result.fma.begin(), result.fma.end(), by_sms);
+        const auto fma_large = std::max_element(result.fma.begin(), result.fma.end(), by_sms);
         const double speedup = fma_large->rate / fma_small->rate;
         const double ratio = static_cast<double>(fma_large->sms) / fma_small->sms;
         notes.push_back("Compute-bound: the FMA loop on " + std::to_string(fma_large->sms) +

@@ -140,14 +140,18 @@ TEST(SmScalingNotes, LittlesLawFromTheRows) {
     result.matrix_sum = {{8, 400}, {16, 800}, {64, 2800}, {132, 2850}};
     result.fma = {{8, 1000}, {132, 16000}};
     const auto notes = em::sm_scaling_notes(result);
-    ASSERT_EQ(notes.size(), 3u);
-    EXPECT_NE(notes[0].find("50.0 GB/s per SM"), std::string::npos) << notes[0];
-    EXPECT_NE(notes[0].find("16.0 KiB"), std::string::npos) << notes[0];
-    EXPECT_NE(notes[0].find("= 328 ns"), std::string::npos) << notes[0];      // 16384 / 50
-    EXPECT_NE(notes[1].find("needs 57 SMs"), std::string::npos) << notes[1];  // 2850 / 50
-    EXPECT_NE(notes[1].find("reached on 64 SMs"), std::string::npos) << notes[1];
-    EXPECT_NE(notes[2].find("16.00x as fast"), std::string::npos) << notes[2];
-    EXPECT_NE(notes[2].find("97% efficiency"), std::string::npos) << notes[2];  // 16 / 16.5
+    ASSERT_EQ(notes.size(), 5u);
+    EXPECT_NE(notes[0].find("at most 16.0 KiB per SM"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[1].find("= 50.0 GB/s per SM"), std::string::npos) << notes[1];
+    EXPECT_NE(notes[1].find("= 328 ns"), std::string::npos) << notes[1];  // 16384 / 50
+    // 2850 / 132 = 21.6 GB/s per SM; 16384 / 21.59 = 759 ns.
+    EXPECT_NE(notes[2].find("on 132 SMs: 2850 GB/s = 21.6 GB/s per SM, at most 759 ns"),
+              std::string::npos)
+        << notes[2];
+    EXPECT_NE(notes[3].find("would take 57 SMs"), std::string::npos) << notes[3];  // 2850 / 50
+    EXPECT_NE(notes[3].find("90% of it took 64 SMs"), std::string::npos) << notes[3];
+    EXPECT_NE(notes[4].find("16.00x as fast"), std::string::npos) << notes[4];
+    EXPECT_NE(notes[4].find("97% efficiency"), std::string::npos) << notes[4];  // 16 / 16.5
 }
 
 TEST(SmScalingNotes, NothingToSayWithOnePoint) {
