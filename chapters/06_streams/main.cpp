@@ -10,6 +10,7 @@
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "launch_overhead.hpp"
 #include "measurement.hpp"
 #include "streams.hpp"
 #include "streams_report.hpp"
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 6 - streams: the legacy and the per-thread default stream, with measured "
         "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
-        "(from %globaltimer read inside the kernels)."};
+        "(from %globaltimer read inside the kernels); scenario 6 measures launch overhead and "
+        "CUDA graphs, once."};
     ct::CommonOptions common;
     common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
     common.warmup = 2;
@@ -35,7 +37,8 @@ int main(int argc, char** argv) {
     app.add_option("--scenario", scenarios,
                    "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
                    "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
-                   "threads, 5 the concurrent-kernel limit (default: all)")
+                   "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs "
+                   "(default: all)")
         ->delimiter(',')
         ->check(CLI::Range(1, streams::kScenarioCount));
     app.add_option("--build", build, "which compilation runs: legacy, per-thread or both")
@@ -61,6 +64,14 @@ int main(int argc, char** argv) {
     app.add_option("--probe-us", config.probe_us,
                    "how long each kernel of scenario 5 runs, in microseconds")
         ->check(CLI::Range(1.0, 1e6))
+        ->capture_default_str();
+    app.add_option("--graph-kernels", config.graph_kernels,
+                   "kernels of scenario 6's chain; its fork-join splits as many over the branches")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--graph-branches", config.graph_branches,
+                   "branches (streams) of scenario 6's fork-join")
+        ->check(CLI::Range(1, 32))
         ->capture_default_str();
     app.add_option("--width", width, "columns of the text timelines")
         ->check(CLI::Range(20, 400))
@@ -116,6 +127,8 @@ int main(int argc, char** argv) {
         info.set("streams", std::to_string(config.streams));
         info.set("probe", std::to_string(config.probe_kernels) + " kernels of " +
                               ct::format_fixed(config.probe_us, 1) + " us");
+        info.set("graph", "chain of " + std::to_string(config.graph_kernels) + ", fork-join of " +
+                              std::to_string(config.graph_branches) + " branches");
         info.set("runs", std::to_string(common.warmup) + " warm-up + " +
                              std::to_string(common.repetitions) + " timed");
 
@@ -134,6 +147,13 @@ int main(int argc, char** argv) {
         ct::ResultTable table(info);
         std::vector<streams::ScenarioMeasurement> all;
         for (const int s : scenarios) {
+            if (s == streams::kLaunchOverheadScenario) {
+                for (auto& row : streams::run_launch_overhead(std::cout, config, common.warmup,
+                                                              common.repetitions, width, device)) {
+                    table.add(std::move(row));
+                }
+                continue;
+            }
             std::vector<streams::ScenarioMeasurement> side_by_side;
             for (const auto b : builds) {
                 side_by_side.push_back(

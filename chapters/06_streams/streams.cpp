@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "launch_overhead.hpp"
+
 namespace streams {
 
 const char* build_name(Build build) {
@@ -62,6 +64,11 @@ const std::vector<ScenarioInfo>& scenario_list() {
          "K blocking streams with one long single-block kernel each: how many run at once?",
          "nothing orders them; the device's limit on resident grids decides",
          "nothing orders them; the device's limit on resident grids decides"},
+        {6, "launch_overhead",
+         "a chain and a fork-join of tiny kernels, launched one by one, as a CUDA graph (captured "
+         "and built by hand) and with programmatic dependent launch",
+         "not about stream 0: created non-blocking streams and graphs only, run once",
+         "not about stream 0: created non-blocking streams and graphs only, run once"},
     };
     return list;
 }
@@ -85,6 +92,8 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
             return config.streams;
         case 5:
             return config.probe_kernels;
+        case kLaunchOverheadScenario:
+            return launch_overhead_kernel_count(config);
         default:
             throw std::out_of_range("no scenario " + std::to_string(scenario));
     }
@@ -92,6 +101,11 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
 
 std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
     const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
+    if (scenario == kLaunchOverheadScenario) {
+        // A 32-byte time record per kernel, and the largest shape's regions (one at a time).
+        return kernels * sizeof(graph::NodeTime) +
+               launch_overhead_shapes(config).back().elements() * sizeof(std::uint32_t);
+    }
     // Per kernel slot, KernelSlots (scenario_kit.cuh) allocates n outputs and two KernelTimes of
     // 24 bytes: the kernel's own record and the scratch record of the launch that primes its
     // stream.
@@ -101,6 +115,9 @@ std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
 
 ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config) {
     scenario_info(scenario);  // throws on a bad id
+    if (scenario == kLaunchOverheadScenario) {
+        throw std::invalid_argument("scenario 6 runs once, not per build: run_launch_overhead()");
+    }
     return build == Build::kLegacy ? legacy::run_scenario(scenario, config)
                                    : per_thread::run_scenario(scenario, config);
 }

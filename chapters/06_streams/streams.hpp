@@ -68,7 +68,7 @@ struct KernelRecord {
 /// Threads per block of every worker kernel (each kernel is one block).
 inline constexpr unsigned kWorkerThreads = 128;
 /// Number of scenarios (1..kScenarioCount).
-inline constexpr int kScenarioCount = 5;
+inline constexpr int kScenarioCount = 6;
 
 /// What the scenarios launch.
 struct ScenarioConfig {
@@ -79,6 +79,8 @@ struct ScenarioConfig {
     double probe_us = 2000.0;  ///< how long each kernel of scenario 5 spins (microseconds)
     int device = 0;            ///< the device the host threads of scenario 4 select
     std::uint32_t salt = 1;    ///< mixed into every output value, so that runs differ
+    int graph_kernels = 1000;  ///< kernels of scenario 6's chain (and, split, of its fork-join)
+    int graph_branches = 4;    ///< branches of scenario 6's fork-join
 };
 
 /// One run of one scenario.
