@@ -133,16 +133,16 @@ HostSide make_host_side(HostMemory memory, std::size_t words) {
     return side;
 }
 
-// The first word of `got` that differs from the pattern of run `salt`, or an empty string.
-std::string first_wrong_word(const std::uint32_t* got, std::size_t words, std::uint32_t salt) {
-    for (std::size_t i = 0; i < words; ++i) {
-        const std::uint32_t want = expected_output(salt, 7, static_cast<std::uint32_t>(i));
-        if (got[i] != want) {
-            return "word " + std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " +
-                   std::to_string(want);
-        }
+// The first word of `got` that differs from `want`, or an empty string.
+std::string first_wrong_word(const std::uint32_t* got, const std::vector<std::uint32_t>& want,
+                             std::size_t words) {
+    if (std::equal(got, got + words, want.begin())) {
+        return {};
     }
-    return {};
+    const auto wrong = std::mismatch(got, got + words, want.begin());
+    const auto i = static_cast<std::size_t>(wrong.first - got);
+    return "word " + std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " +
+           std::to_string(want[i]);
 }
 
 }  // namespace
@@ -157,7 +157,12 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
     ct::CudaStream stream(cudaStreamNonBlocking);
     ct::DeviceBuffer<std::uint32_t> device_words(words);
     ct::PinnedBuffer<std::uint32_t> check(words);  // what the device holds, read back
-    const std::uint32_t salt = 0x6c0b1e5u;
+    // What every copy must deliver: 32-bit words that differ from their neighbours, so a copy
+    // that lands at the wrong offset fails as surely as one that never happened.
+    std::vector<std::uint32_t> pattern(words);
+    for (std::size_t i = 0; i < words; ++i) {
+        pattern[i] = expected_output(0x6c0b1e5u, 7, static_cast<std::uint32_t>(i));
+    }
     for (const HostMemory memory :
          {HostMemory::kPageable, HostMemory::kPinned, HostMemory::kRegistered}) {
         HostSide host = make_host_side(memory, words);
@@ -166,14 +171,11 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
             const bool to_device = direction == CopyDirection::kHostToDevice;
             // The source holds the pattern, the destination is poisoned: a copy that did not
             // happen, or stopped short, leaves 0xffffffff words behind.
-            for (std::size_t i = 0; i < words; ++i) {
-                check[i] = expected_output(salt, 7, static_cast<std::uint32_t>(i));
-            }
             if (to_device) {
-                std::memcpy(host.data, check.data(), max_bytes);
+                std::memcpy(host.data, pattern.data(), max_bytes);
                 CT_CHECK(cudaMemset(device_words.data(), 0xff, max_bytes));
             } else {
-                CT_CHECK(cudaMemcpy(device_words.data(), check.data(), max_bytes,
+                CT_CHECK(cudaMemcpy(device_words.data(), pattern.data(), max_bytes,
                                     cudaMemcpyHostToDevice));
                 std::memset(host.data, 0xff, max_bytes);
             }
@@ -198,7 +200,7 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
                                             cudaMemcpyDeviceToHost));
                         got = check.data();
                     }
-                    const std::string wrong = first_wrong_word(got, bytes / 4, salt);
+                    const std::string wrong = first_wrong_word(got, pattern, bytes / 4);
                     return wrong.empty() ? ct::Verification::pass()
                                          : ct::Verification::fail(
                                                std::string(copy_direction_name(direction)) + " " +

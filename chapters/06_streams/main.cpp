@@ -6,12 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "copy_bandwidth.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "launch_overhead.hpp"
 #include "measurement.hpp"
+#include "pipeline_overlap.hpp"
 #include "streams.hpp"
 #include "streams_report.hpp"
 #include "timeline.hpp"
@@ -23,7 +25,8 @@ int main(int argc, char** argv) {
         "Chapter 6 - streams: the legacy and the per-thread default stream, with measured "
         "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
         "(from %globaltimer read inside the kernels); scenario 6 measures launch overhead and "
-        "CUDA graphs, once."};
+        "CUDA graphs, once; scenarios 7 and 8 move data: copy bandwidth and a copy/compute "
+        "pipeline."};
     ct::CommonOptions common;
     common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
     common.warmup = 2;
@@ -37,7 +40,8 @@ int main(int argc, char** argv) {
     app.add_option("--scenario", scenarios,
                    "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
                    "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
-                   "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs "
+                   "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs, "
+                   "7 pinned vs pageable copy bandwidth, 8 the copy/compute pipeline "
                    "(default: all)")
         ->delimiter(',')
         ->check(CLI::Range(1, streams::kScenarioCount));
@@ -73,6 +77,24 @@ int main(int argc, char** argv) {
                    "branches (streams) of scenario 6's fork-join")
         ->check(CLI::Range(1, 32))
         ->capture_default_str();
+    std::uint64_t copy_max = config.copy_max_bytes;
+    ct::add_size_option(app, "--copy-max", copy_max,
+                        "largest copy of scenario 7 in bytes (sizes from 4 KiB in x16 steps up "
+                        "to it; a multiple of 4, at most 1Gi)");
+    std::uint64_t pipeline_n = config.pipeline_n;
+    ct::add_size_option(app, "--pipeline-n", pipeline_n,
+                        "32-bit elements of scenario 8's vector (1 to 2^28)");
+    app.add_option("--chunks", config.pipeline_chunks,
+                   "K values of scenario 8, comma-separated (1 to 64 each, at most --pipeline-n); "
+                   "the timelines show K = 8, or the largest K without an 8")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    app.add_option("--rounds", config.pipeline_rounds,
+                   "steps per element of scenario 8's kernel (0: chosen so that the kernel takes "
+                   "as long as the longer copy)")
+        ->check(CLI::Range(0u, 1000000u))
+        ->capture_default_str();
     app.add_option("--width", width, "columns of the text timelines")
         ->check(CLI::Range(20, 400))
         ->capture_default_str();
@@ -91,6 +113,21 @@ int main(int argc, char** argv) {
         // Everything the options can get wrong is rejected here, before any GPU work.
         ct::require_range(n, 1, std::uint64_t{1} << 20, "--n");
         config.n = static_cast<std::uint32_t>(n);
+        ct::require_range(copy_max, 4, std::uint64_t{1} << 30, "--copy-max");
+        if (copy_max % 4 != 0) {
+            throw ct::UsageError(
+                "--copy-max must be a multiple of 4 bytes (the copies move checked 32-bit words)");
+        }
+        config.copy_max_bytes = copy_max;
+        ct::require_range(pipeline_n, 1, std::uint64_t{1} << 28, "--pipeline-n");
+        config.pipeline_n = pipeline_n;
+        for (const int k : config.pipeline_chunks) {
+            if (static_cast<std::uint64_t>(k) > pipeline_n) {
+                throw ct::UsageError("--chunks: " + std::to_string(k) + " chunks of " +
+                                     std::to_string(pipeline_n) +
+                                     " elements (--pipeline-n) would leave chunks empty");
+            }
+        }
         if (common.flush_l2) {
             throw ct::UsageError(
                 "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
@@ -129,6 +166,15 @@ int main(int argc, char** argv) {
                               ct::format_fixed(config.probe_us, 1) + " us");
         info.set("graph", "chain of " + std::to_string(config.graph_kernels) + ", fork-join of " +
                               std::to_string(config.graph_branches) + " branches");
+        std::string chunk_list;
+        for (const int k : config.pipeline_chunks) {
+            chunk_list += (chunk_list.empty() ? "" : ",") + std::to_string(k);
+        }
+        info.set("copies", "4 KiB to " + ct::format_bytes(static_cast<double>(copy_max)));
+        info.set("pipeline", "n " + ct::describe_size(pipeline_n) + ", K " + chunk_list +
+                                 ", rounds " +
+                                 (config.pipeline_rounds ? std::to_string(config.pipeline_rounds)
+                                                         : std::string("calibrated")));
         info.set("runs", std::to_string(common.warmup) + " warm-up + " +
                              std::to_string(common.repetitions) + " timed");
 
@@ -150,6 +196,20 @@ int main(int argc, char** argv) {
             if (s == streams::kLaunchOverheadScenario) {
                 for (auto& row : streams::run_launch_overhead(std::cout, config, common.warmup,
                                                               common.repetitions, width, device)) {
+                    table.add(std::move(row));
+                }
+                continue;
+            }
+            if (s == streams::kCopyBandwidthScenario) {
+                for (auto& row : streams::run_copy_bandwidth_scenario(
+                         std::cout, config, common.warmup, common.repetitions)) {
+                    table.add(std::move(row));
+                }
+                continue;
+            }
+            if (s == streams::kPipelineScenario) {
+                for (auto& row : streams::pipeline::run_pipeline_scenario(
+                         std::cout, config, common.warmup, common.repetitions, width)) {
                     table.add(std::move(row));
                 }
                 continue;

@@ -1,8 +1,11 @@
 #include "streams.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "copy_bandwidth.hpp"
 #include "launch_overhead.hpp"
+#include "pipeline_overlap.hpp"
 
 namespace streams {
 
@@ -69,6 +72,16 @@ const std::vector<ScenarioInfo>& scenario_list() {
          "and built by hand) and with programmatic dependent launch",
          "not about stream 0: created non-blocking streams and graphs only, run once",
          "not about stream 0: created non-blocking streams and graphs only, run once"},
+        {7, "copy_bandwidth",
+         "host <-> device copies from pageable, pinned (cudaMallocHost) and registered "
+         "(cudaHostRegister) memory, 4 KiB to --copy-max, against the host link's rate",
+         "not about stream 0: one created non-blocking stream, run once",
+         "not about stream 0: one created non-blocking stream, run once"},
+        {8, "copy_compute_pipeline",
+         "a vector in K chunks, each copied in, processed, copied out: in one stream, and with a "
+         "stream per chunk issued depth first and breadth first",
+         "not about stream 0: created non-blocking streams only, run once",
+         "not about stream 0: created non-blocking streams only, run once"},
     };
     return list;
 }
@@ -94,12 +107,31 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
             return config.probe_kernels;
         case kLaunchOverheadScenario:
             return launch_overhead_kernel_count(config);
+        case kCopyBandwidthScenario:
+            return 0;
+        case kPipelineScenario: {
+            int kernels = 0;  // one pass of each of the three schedules at each K
+            for (const int k : config.pipeline_chunks) {
+                kernels += 3 * k;
+            }
+            return kernels;
+        }
         default:
             throw std::out_of_range("no scenario " + std::to_string(scenario));
     }
 }
 
 std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
+    if (scenario == kCopyBandwidthScenario) {
+        return static_cast<std::size_t>(config.copy_max_bytes);
+    }
+    if (scenario == kPipelineScenario) {
+        int most = 1;
+        for (const int k : config.pipeline_chunks) {
+            most = std::max(most, k);
+        }
+        return pipeline::pipeline_device_bytes(static_cast<std::size_t>(config.pipeline_n), most);
+    }
     const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
     if (scenario == kLaunchOverheadScenario) {
         // A 32-byte time record per kernel, and the largest shape's regions (one at a time).
@@ -117,6 +149,11 @@ ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config
     scenario_info(scenario);  // throws on a bad id
     if (scenario == kLaunchOverheadScenario) {
         throw std::invalid_argument("scenario 6 runs once, not per build: run_launch_overhead()");
+    }
+    if (scenario == kCopyBandwidthScenario || scenario == kPipelineScenario) {
+        throw std::invalid_argument(
+            "scenarios 7 and 8 run once, not per build: run_copy_bandwidth_scenario(), "
+            "run_pipeline_scenario()");
     }
     return build == Build::kLegacy ? legacy::run_scenario(scenario, config)
                                    : per_thread::run_scenario(scenario, config);
