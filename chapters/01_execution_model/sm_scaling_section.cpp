@@ -12,19 +12,18 @@ namespace ct = cudatutorial;
 bool print_sm_scaling(std::ostream& out, const ct::DeviceInfo& device,
                       const ct::BenchmarkConfig& timing, const std::string& timing_text,
                       const std::string& csv_path, const std::string& json_path) {
-    out << "== Transparent scalability: the same grids on partitions of the SMs (green contexts) "
-           "==\n";
     const ScalingConfig config;
     const ScalingResult result = run_sm_scaling(config, device, timing);
     if (!result.skipped.empty()) {
-        out << "skipped: no green context could be made on this device (" << result.skipped
-            << ")\n";
+        out << "== Transparent scalability: skipped, no green context could be made on this "
+               "device ==\n"
+            << result.skipped << "\n";
         return true;
     }
     ct::RunInfo run =
         ct::make_run_info("execution_model",
-                          "the same two grids on partitions of 8, 16, ... SMs: time falls until "
-                          "something other than the SMs sets it",
+                          "transparent scalability: the same two grids on partitions of the SMs "
+                          "(green contexts)",
                           device);
     run.set("partitions", "green contexts; minimum " + std::to_string(result.sm.min_partition) +
                               " SMs, alignment " + std::to_string(result.sm.alignment) +
