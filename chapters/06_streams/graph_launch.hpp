@@ -23,11 +23,12 @@ enum class LaunchMode {
     kCapturedGraph,  ///< the same launches recorded once by stream capture, replayed as a graph
     kExplicitGraph,  ///< the same graph built node by node (cudaGraphAddKernelNode)
     kProgrammatic,   ///< one launch per kernel, programmatic dependent launch where the plan allows
+    kProgrammaticGraph,  ///< those programmatic launches recorded by stream capture, as a graph
 };
 
-/// The four modes, in table order.
+/// The five modes, in table order.
 const std::vector<LaunchMode>& launch_modes();
-/// "streams", "captured graph", "explicit graph", "streams + PDL".
+/// "streams", "captured graph", "explicit graph", "streams + PDL", "graph + PDL".
 const char* mode_name(LaunchMode mode);
 /// Empty when `mode` runs on a device of compute capability major.minor, otherwise why not.
 std::string unsupported_reason(LaunchMode mode, int major, int minor);

@@ -116,6 +116,19 @@ LaunchMeasurement measure_launch(const graph::Dag& dag, graph::LaunchMode mode, 
     m.kernels = static_cast<int>(dag.nodes.size());
     m.build_us = runner.build_us();
     m.instantiate_us = runner.instantiate_us();
+    if (m.instantiate_us > 0) {
+        // One build is a noisy figure, and the first graph of a process also pays one-time
+        // setup: report the median of a few more builds of the same graph.
+        std::vector<double> builds;
+        std::vector<double> instantiations;
+        for (int b = 0; b < std::min(repetitions, 5); ++b) {
+            const graph::GraphRunner again(dag, mode);
+            builds.push_back(again.build_us());
+            instantiations.push_back(again.instantiate_us());
+        }
+        m.build_us = median_of(builds);
+        m.instantiate_us = median_of(instantiations);
+    }
     std::vector<double> spans_ms;
     std::vector<double> enqueue_us;
     std::vector<double> kernel_us;
@@ -188,8 +201,9 @@ std::vector<KernelRecord> graph_kernel_records(const graph::Dag& dag,
     if (times.size() != dag.nodes.size()) {
         throw std::invalid_argument("graph_kernel_records: one time per node");
     }
-    const bool in_graph =
-        mode == graph::LaunchMode::kCapturedGraph || mode == graph::LaunchMode::kExplicitGraph;
+    const bool in_graph = mode == graph::LaunchMode::kCapturedGraph ||
+                          mode == graph::LaunchMode::kExplicitGraph ||
+                          mode == graph::LaunchMode::kProgrammaticGraph;
     std::vector<KernelRecord> records;
     records.reserve(times.size());
     for (std::size_t i = 0; i < times.size(); ++i) {
@@ -299,7 +313,8 @@ std::vector<cudatutorial::ResultRow> run_launch_overhead(std::ostream& out,
             out << render_timeline(graph_kernel_records(demo, m.shown_times, m.mode), axis);
         }
         out << "  -> span " << format_us(m.shown.span_ns) << " µs, at most " << m.shown.max_at_once
-            << " kernels at once, mean gap along an edge " << fixed(m.shown.mean_gap_ns / 1000.0, 2)
+            << (m.shown.max_at_once == 1 ? " kernel" : " kernels")
+            << " at once, mean gap along an edge " << fixed(m.shown.mean_gap_ns / 1000.0, 2)
             << " µs; " << (m.passed() ? "every run correct" : "FAILED: " + m.detail) << "\n";
         if (!m.passed()) {
             // The demo has no row of its own: its failure fails the matching fork-join row.

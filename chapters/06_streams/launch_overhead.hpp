@@ -50,8 +50,8 @@ struct LaunchMeasurement {
     double enqueue_us = 0;        ///< median host time of the launch calls, per run
     double kernel_us = 0;         ///< median over runs of the mean kernel work (end - ready)
     double gap_us = 0;            ///< median over runs of the mean gap along an edge
-    double build_us = 0;          ///< graph capture or node adding, once (0: no graph)
-    double instantiate_us = 0;    ///< cudaGraphInstantiate, once (0: no graph)
+    double build_us = 0;          ///< graph capture or node adding, median of a few (0: no graph)
+    double instantiate_us = 0;    ///< cudaGraphInstantiate, median of the same builds (0: none)
     graph::TimeSummary shown;     ///< the last timed run
     std::vector<graph::NodeTime> shown_times;
     int runs = 0;            ///< runs checked, warm-up included

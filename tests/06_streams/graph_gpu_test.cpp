@@ -66,7 +66,10 @@ TEST(GraphGpu, ForkJoinsAreExactInEveryMode) {
 
 TEST(GraphGpu, GraphsReplayCorrectlyWithTheBufferResetBetweenRuns) {
     CT_REQUIRE_GPU();
-    for (const auto mode : {LaunchMode::kCapturedGraph, LaunchMode::kExplicitGraph}) {
+    for (const auto mode : supported_modes()) {
+        if (mode == LaunchMode::kStreams || mode == LaunchMode::kProgrammatic) {
+            continue;  // no graph to replay
+        }
         for (const auto& dag :
              {streams::graph::make_chain(33), streams::graph::make_fork_join(4, 5)}) {
             SCOPED_TRACE(dag.shape + ", " + streams::graph::mode_name(mode));
@@ -134,7 +137,10 @@ TEST(GraphGpu, ProgrammaticLaunchNeedsComputeCapabilityNine) {
     if (!why.empty()) {
         GTEST_SKIP() << why;
     }
-    // A long chain with PDL: exact, and no kernel went to work before its predecessor ended even
-    // though the next kernel may already be resident.
-    expect_exact(streams::graph::make_chain(1000), LaunchMode::kProgrammatic, 77);
+    // A long chain with PDL, launched one by one and captured into a graph: exact, and no kernel
+    // went to work before its predecessor ended, although the next one may already be resident.
+    for (const auto mode : {LaunchMode::kProgrammatic, LaunchMode::kProgrammaticGraph}) {
+        expect_exact(streams::graph::make_chain(1000), mode, 77);
+        expect_exact(streams::graph::make_fork_join(4, 33), mode, 78);
+    }
 }
