@@ -138,6 +138,10 @@ void print_pipeline(std::ostream& out, const PipelineResult& r, int width) {
     ct::print_aligned(out, rows, {});
     out << "\n";
 
+    out << "timelines: kernels from %globaltimer (earliest block start, latest block end); each "
+           "copy from two events in its stream (ready, done), moved onto the same axis. Copies "
+           "of one direction are drawn one after another in the order they completed: that the "
+           "engine was busy is measured, which chunk it was moving at each moment is inferred.\n";
     std::uint64_t axis_ns = 1;
     for (const auto& run : r.runs) {
         if (run.has_timeline) {
