@@ -145,6 +145,11 @@ std::string unsupported_reason(LaunchMode mode, int major, int minor) {
         return "programmatic dependent launch needs compute capability 9.0 or newer (this GPU: " +
                std::to_string(major) + "." + std::to_string(minor) + ")";
     }
+#if CUDART_VERSION < 12030
+    if (mode == LaunchMode::kProgrammaticGraph) {
+        return "capturing programmatic launches into a graph needs CUDA 12.3 or newer";
+    }
+#endif
     return {};
 }
 
