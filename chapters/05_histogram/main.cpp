@@ -15,6 +15,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "histogram.hpp"
+#include "streamed_run.hpp"
 #include "wide_section.hpp"
 
 namespace ct = cudatutorial;
@@ -36,6 +37,7 @@ struct Options {
     int grid = 0;
     int slow_reps = 3;
     bool atomic_latency = false;
+    hg::StreamedSettings streamed;  // --chunk, --in-memory-max, --stream-reps
     std::string section = "stages";
     std::vector<int> wide_bins{65536};
     bool n_given = false;
@@ -212,15 +214,19 @@ int run(const Options& options) {
     const hg::Binning binning =
         options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);
     const std::vector<const hg::Stage*> selected = select_stages(options.stages);
-    if (options.input_path.empty()) {
-        ct::require_range(options.n, 0, hg::kMaxInputBytes, "--n");
-    }
     // The lower limit needs no device (the upper one, the device's limit, is checked below):
     // --block 16 must exit with 2 on a machine without a GPU too. --block is a power of two.
     if (options.block < 32) {
         throw ct::UsageError("--block " + std::to_string(options.block) +
                              " is not supported: it must be a power of two from 32 (one warp) "
                              "to the device's limit");
+    }
+    // Inputs above --in-memory-max (2^32 - 1 by default) stream through stage 8 in chunks.
+    if (hg::streams_input(options.streamed, options.input_path, options.n)) {
+        return hg::run_streamed({binning, options.input_path, options.dist, options.n,
+                                 options.seed, options.block, options.grid, options.common,
+                                 options.streamed, !options.stages.empty(),
+                                 options.atomic_latency});
     }
     std::vector<unsigned char> host;
     std::string source;
@@ -371,6 +377,7 @@ int main(int argc, char** argv) {
         ->delimiter(',')
         ->check(CLI::Range(1, 65536))
         ->default_str("65536");
+    hg::add_streamed_options(app, options.streamed);
     return ct::run_program(app, argc, argv, [&] {
         options.bin_width_given = app.count("--bin-width") > 0;
         options.n_given = app.count("--n") > 0;
