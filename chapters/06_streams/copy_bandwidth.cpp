@@ -45,7 +45,15 @@ const char* host_memory_key(HostMemory memory) {
 }
 
 const char* copy_direction_name(CopyDirection direction) {
-    return direction == CopyDirection::kHostToDevice ? "H2D" : "D2H";
+    switch (direction) {
+        case CopyDirection::kHostToDevice:
+            return "H2D";
+        case CopyDirection::kDeviceToHost:
+            return "D2H";
+        case CopyDirection::kBoth:
+            return "H2D+D2H";
+    }
+    return "?";
 }
 
 std::vector<std::size_t> copy_sizes(std::size_t max_bytes) {
@@ -64,7 +72,13 @@ std::vector<std::size_t> copy_sizes(std::size_t max_bytes) {
 }
 
 double CopyMeasurement::gbs() const {
-    return ct::bandwidth_gbs(static_cast<double>(bytes), stats.median_ms);
+    const double moved = static_cast<double>(bytes) * (direction == CopyDirection::kBoth ? 2 : 1);
+    return ct::bandwidth_gbs(moved, stats.median_ms);
+}
+
+double CopyMeasurement::percent_of_link(const HostLink& link) const {
+    return ct::percent_of(gbs(),
+                          link.theoretical_gbs * (direction == CopyDirection::kBoth ? 2 : 1));
 }
 
 bool CopyBandwidthResult::passed() const {
@@ -155,20 +169,31 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
     CT_CHECK(cudaDeviceGetAttribute(&result.copy_engines, cudaDevAttrAsyncEngineCount, device));
 
     ct::CudaStream stream(cudaStreamNonBlocking);
+    ct::CudaStream other(cudaStreamNonBlocking);  // the second direction of kBoth
+    ct::CudaEvent fork(cudaEventDisableTiming);
+    ct::CudaEvent join(cudaEventDisableTiming);
     ct::DeviceBuffer<std::uint32_t> device_words(words);
-    ct::PinnedBuffer<std::uint32_t> check(words);  // what the device holds, read back
+    ct::DeviceBuffer<std::uint32_t> device_source(words);  // what kBoth copies back
+    ct::PinnedBuffer<std::uint32_t> check(words);          // what the device holds, read back
     // What every copy must deliver: 32-bit words that differ from their neighbours, so a copy
     // that lands at the wrong offset fails as surely as one that never happened.
     std::vector<std::uint32_t> pattern(words);
     for (std::size_t i = 0; i < words; ++i) {
         pattern[i] = expected_output(0x6c0b1e5u, 7, static_cast<std::uint32_t>(i));
     }
+    CT_CHECK(cudaMemcpy(device_source.data(), pattern.data(), max_bytes, cudaMemcpyHostToDevice));
     for (const HostMemory memory :
          {HostMemory::kPageable, HostMemory::kPinned, HostMemory::kRegistered}) {
         HostSide host = make_host_side(memory, words);
+        const bool pinned = memory != HostMemory::kPageable;
+        HostSide back = pinned ? make_host_side(memory, words) : HostSide{};  // kBoth's D2H
         for (const CopyDirection direction :
-             {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
-            const bool to_device = direction == CopyDirection::kHostToDevice;
+             {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost, CopyDirection::kBoth}) {
+            if (direction == CopyDirection::kBoth && !pinned) {
+                continue;
+            }
+            const bool to_device = direction != CopyDirection::kDeviceToHost;
+            const bool both = direction == CopyDirection::kBoth;
             // The source holds the pattern, the destination is poisoned: a copy that did not
             // happen, or stopped short, leaves 0xffffffff words behind.
             if (to_device) {
@@ -179,18 +204,33 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
                                     cudaMemcpyHostToDevice));
                 std::memset(host.data, 0xff, max_bytes);
             }
+            if (both) {
+                std::memset(back.data, 0xff, max_bytes);
+            }
             for (const std::size_t bytes : sizes) {
                 CopyMeasurement m;
                 m.memory = memory;
                 m.direction = direction;
                 m.bytes = bytes;
                 const auto launch = [&](cudaStream_t s) {
+                    if (both) {
+                        // Fork: the copy back runs in `other`, started with the copy in, and
+                        // `s` waits for it, so the harness's events on `s` cover both.
+                        CT_CHECK(cudaEventRecord(fork.get(), s));
+                        CT_CHECK(cudaStreamWaitEvent(other.get(), fork.get(), 0));
+                        CT_CHECK(cudaMemcpyAsync(back.data, device_source.data(), bytes,
+                                                 cudaMemcpyDeviceToHost, other.get()));
+                        CT_CHECK(cudaEventRecord(join.get(), other.get()));
+                    }
                     if (to_device) {
                         CT_CHECK(cudaMemcpyAsync(device_words.data(), host.data, bytes,
                                                  cudaMemcpyHostToDevice, s));
                     } else {
                         CT_CHECK(cudaMemcpyAsync(host.data, device_words.data(), bytes,
                                                  cudaMemcpyDeviceToHost, s));
+                    }
+                    if (both) {
+                        CT_CHECK(cudaStreamWaitEvent(s, join.get(), 0));
                     }
                 };
                 const auto verify = [&]() {
@@ -200,7 +240,11 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
                                             cudaMemcpyDeviceToHost));
                         got = check.data();
                     }
-                    const std::string wrong = first_wrong_word(got, pattern, bytes / 4);
+                    std::string wrong = first_wrong_word(got, pattern, bytes / 4);
+                    if (wrong.empty() && both) {
+                        wrong = first_wrong_word(back.data, pattern, bytes / 4);
+                        wrong = wrong.empty() ? wrong : "the copy back: " + wrong;
+                    }
                     return wrong.empty() ? ct::Verification::pass()
                                          : ct::Verification::fail(
                                                std::string(copy_direction_name(direction)) + " " +
@@ -210,7 +254,7 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
                 config.warmup = warmup;
                 config.repetitions = repetitions;
                 config.stream = stream.get();
-                config.hold_stream = memory != HostMemory::kPageable;
+                config.hold_stream = pinned;
                 const ct::Measurement measured = ct::measure(launch, verify, config);
                 m.stats = measured.stats;
                 m.passed = measured.passed();
@@ -228,7 +272,10 @@ void print_copy_bandwidth(std::ostream& out, const CopyBandwidthResult& result) 
     out << "host link: " << result.link.describe() << "\n"
         << "copy engines (cudaDevAttrAsyncEngineCount): " << result.copy_engines << "\n"
         << "GB/s = bytes / median time of one copy between two CUDA events"
-        << (percent ? "; in brackets: % of the link's theoretical rate" : "") << "\n";
+        << (percent ? "; in brackets: % of the link's theoretical rate" : "")
+        << "\nH2D+D2H: a copy each way at the same time (two streams), the bytes of both "
+           "directions"
+        << (percent ? " against twice the rate (PCIe is full duplex)" : "") << "\n";
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> header = {"size"};
     std::vector<std::size_t> sizes;
@@ -254,10 +301,7 @@ void print_copy_bandwidth(std::ostream& out, const CopyBandwidthResult& result) 
                 }
                 std::string cell = ct::format_fixed(m.gbs(), 1);
                 if (percent) {
-                    cell +=
-                        " (" +
-                        ct::format_fixed(ct::percent_of(m.gbs(), result.link.theoretical_gbs), 0) +
-                        "%)";
+                    cell += " (" + ct::format_fixed(m.percent_of_link(result.link), 0) + "%)";
                 }
                 row.push_back(m.passed ? cell : cell + " FAIL");
             }
@@ -295,8 +339,7 @@ std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResu
         row.with("size", ct::format_bytes(static_cast<double>(m.bytes)))
             .with("link GB/s", ct::format_fixed(m.gbs(), 1));
         if (result.link.theoretical_gbs > 0) {
-            row.with("% of link",
-                     ct::format_fixed(ct::percent_of(m.gbs(), result.link.theoretical_gbs), 0));
+            row.with("% of link", ct::format_fixed(m.percent_of_link(result.link), 0));
         }
         rows.push_back(std::move(row));
     }

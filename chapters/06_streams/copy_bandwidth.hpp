@@ -10,7 +10,11 @@
 /// user's buffer directly. Registering an existing allocation pins it in place: the same speed as
 /// cudaMallocHost, without changing who allocated the memory. Small copies are dominated by a fixed
 /// cost per copy (a few µs), so the rate climbs with the size and flattens near the link's rate.
-/// Look at: pinned against pageable at 64 MiB, and pinned at 64 MiB against the link's theory.
+/// Both directions at once (H2D+D2H) is what a copy/compute pipeline (scenario 8) asks of the
+/// link: PCIe carries each direction on its own lanes, but the two together may still fall
+/// short of twice one direction's rate.
+/// Look at: pinned against pageable at 64 MiB, pinned at 64 MiB against the link's theory, and
+/// H2D+D2H against twice one direction.
 #pragma once
 
 #include <cstddef>
@@ -30,14 +34,15 @@ inline constexpr int kCopyBandwidthScenario = 7;
 
 /// Where the host side of a copy lives.
 enum class HostMemory { kPageable, kPinned, kRegistered };
-/// Which way the copy goes.
-enum class CopyDirection { kHostToDevice, kDeviceToHost };
+/// Which way the copy goes. kBoth: one copy each way at the same time, in two streams (pinned
+/// and registered memory only: a pageable copy holds up the host thread that issued it).
+enum class CopyDirection { kHostToDevice, kDeviceToHost, kBoth };
 
 /// "pageable (malloc)", "pinned (cudaMallocHost)", "registered (cudaHostRegister)".
 const char* host_memory_name(HostMemory memory);
 /// "pageable", "pinned", "registered".
 const char* host_memory_key(HostMemory memory);
-/// "H2D" or "D2H".
+/// "H2D", "D2H" or "H2D+D2H".
 const char* copy_direction_name(CopyDirection direction);
 
 /// The sizes scenario 7 measures: 4 KiB, then x16 steps (64 KiB, 1 MiB, 16 MiB...) below
@@ -49,12 +54,14 @@ std::vector<std::size_t> copy_sizes(std::size_t max_bytes);
 struct CopyMeasurement {
     HostMemory memory = HostMemory::kPinned;
     CopyDirection direction = CopyDirection::kHostToDevice;
-    std::size_t bytes = 0;
-    cudatutorial::Stats stats;  ///< one copy, CUDA events around it, ms
+    std::size_t bytes = 0;      ///< per direction
+    cudatutorial::Stats stats;  ///< one copy (kBoth: the pair), CUDA events around it, ms
     bool passed = false;        ///< the bytes arrived (checked before and after the timed runs)
     std::string detail;         ///< the first wrong word, or empty
-    /// bytes / median time, GB/s.
+    /// bytes moved (both directions together for kBoth) / median time, GB/s.
     double gbs() const;
+    /// gbs() as % of the link's theoretical rate (twice it for kBoth: the link is full duplex).
+    double percent_of_link(const HostLink& link) const;
 };
 
 /// What scenario 7 found.
@@ -76,7 +83,7 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
 /// The size sweep as a text table (GB/s, and % of the link when it is known).
 void print_copy_bandwidth(std::ostream& out, const CopyBandwidthResult& result);
 
-/// The summary table's rows: the largest size, each memory kind and direction.
+/// The summary table's rows: the largest size, each memory kind and direction (and both).
 std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResult& result);
 
 /// Scenario 7 as the program runs it: a heading, the measurement (copies up to

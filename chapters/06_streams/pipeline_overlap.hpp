@@ -88,6 +88,9 @@ class Runner {
 
     /// Only one stage over the whole vector, on `stream` (for the stage times).
     void issue_stage(Stage stage, cudaStream_t stream, std::uint32_t addend);
+    /// The whole copy in on `stream` and, at the same time, the whole copy out on another
+    /// stream (forked from and joined back into `stream`): the link's both-ways rate.
+    void issue_both_copies(cudaStream_t stream);
 
     /// Every output element against the CPU's closed form for `addend` (device idle).
     cudatutorial::Verification verify(std::uint32_t addend) const;

@@ -77,7 +77,8 @@ std::vector<Operation> issue_order(Schedule schedule, int chunks) {
 
 double steady_state_bound_ms(const StageTimes& stages, int copy_engines) {
     if (copy_engines >= 2) {
-        return std::max({stages.copy_in_ms, stages.kernel_ms, stages.copy_out_ms});
+        return std::max(
+            {stages.copy_in_ms, stages.kernel_ms, stages.copy_out_ms, stages.both_copies_ms});
     }
     if (copy_engines == 1) {
         return std::max(stages.copy_in_ms + stages.copy_out_ms, stages.kernel_ms);

@@ -52,18 +52,21 @@ struct Operation {
 /// are in stage order within its stream, whatever the schedule.
 std::vector<Operation> issue_order(Schedule schedule, int chunks);
 
-/// Times of the three stages over the WHOLE vector, each run alone (milliseconds).
+/// Times of the three stages over the WHOLE vector, each run alone (milliseconds), and of both
+/// copies running at the same time.
 struct StageTimes {
     double copy_in_ms = 0.0;
     double kernel_ms = 0.0;
     double copy_out_ms = 0.0;
+    double both_copies_ms = 0.0;  ///< copy in and copy out at once, two streams; 0: not measured
     double sum_ms() const { return copy_in_ms + kernel_ms + copy_out_ms; }
 };
 
 /// The time the slowest resource needs for its share of the work, however the chunks are cut:
 /// with two or more copy engines the copies in and out run on different engines, so the bound is
-/// max(copy in, kernel, copy out); with one engine both directions queue on it: max(in + out,
-/// kernel); with none, nothing overlaps: the sum.
+/// max(copy in, kernel, copy out), and at least the time both copies take together when they
+/// share the link (both_copies_ms, when measured); with one engine both directions queue on it:
+/// max(in + out, kernel); with none, nothing overlaps: the sum.
 double steady_state_bound_ms(const StageTimes& stages, int copy_engines);
 
 /// What a perfect pipeline of `chunks` equal chunks takes: the first chunk passes all three

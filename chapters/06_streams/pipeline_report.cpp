@@ -98,7 +98,8 @@ void print_pipeline(std::ostream& out, const PipelineResult& r, int width) {
         << "\ncopy engines (cudaDevAttrAsyncEngineCount): " << r.copy_engines << "\n"
         << "each stage alone over the whole vector (median): H2D " << ms(r.stages.copy_in_ms)
         << " ms, kernel " << ms(r.stages.kernel_ms) << " ms, D2H " << ms(r.stages.copy_out_ms)
-        << " ms; sum " << ms(r.stages.sum_ms()) << " ms, slowest resource "
+        << " ms, H2D and D2H at once " << ms(r.stages.both_copies_ms) << " ms; sum "
+        << ms(r.stages.sum_ms()) << " ms, slowest resource "
         << ms(steady_state_bound_ms(r.stages, r.copy_engines)) << " ms"
         << (r.stages_passed ? "" : "  FAILED: " + r.stages_detail) << "\n"
         << "ideal for K chunks = (sum + (K - 1) x slowest) / K: the first chunk alone, then one "

@@ -123,7 +123,7 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
 
 std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
     if (scenario == kCopyBandwidthScenario) {
-        return static_cast<std::size_t>(config.copy_max_bytes);
+        return 2 * static_cast<std::size_t>(config.copy_max_bytes);  // copy target and source
     }
     if (scenario == kPipelineScenario) {
         int most = 1;

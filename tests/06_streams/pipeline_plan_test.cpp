@@ -104,6 +104,12 @@ TEST(PipelinePlan, IdealTimeGoesFromTheSumToTheSlowestResource) {
     EXPECT_DOUBLE_EQ(pl::steady_state_bound_ms({2.0, 1.0, 2.5}, 1), 4.5);
     EXPECT_DOUBLE_EQ(pl::steady_state_bound_ms({2.0, 1.0, 2.5}, 2), 2.5);
     EXPECT_DOUBLE_EQ(pl::steady_state_bound_ms(t, 0), 6.0);
+    // Both copies at once slower than the kernel: the shared link is the bottleneck.
+    pl::StageTimes shared = t;
+    shared.both_copies_ms = 3.5;
+    EXPECT_DOUBLE_EQ(pl::steady_state_bound_ms(shared, 2), 3.5);
+    EXPECT_DOUBLE_EQ(pl::steady_state_bound_ms(shared, 1), 3.0);  // one engine: in + out anyway
+    EXPECT_DOUBLE_EQ(shared.sum_ms(), 6.0);
     EXPECT_DOUBLE_EQ(pl::ideal_pipeline_ms(t, 1, 2), 6.0);
     EXPECT_DOUBLE_EQ(pl::ideal_pipeline_ms(t, 2, 2), (6.0 + 3.0) / 2);
     EXPECT_DOUBLE_EQ(pl::ideal_pipeline_ms(t, 4, 2), (6.0 + 3 * 3.0) / 4);
