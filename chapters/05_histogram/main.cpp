@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "adaptive_counts.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
@@ -261,6 +262,17 @@ int run(const Options& options) {
     info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
+    // Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
+    // before any table row (adaptive_counts.hpp); the header says what it chose and why.
+    if (std::any_of(selected.begin(), selected.end(),
+                    [](const hg::Stage* s) { return s->launch == hg::launch_raw_byte_counts; })) {
+        const hg::StageArgs args{d_input.data(), n,      d_histogram.data(), binning,
+                                 options.block,  options.grid, &workspace};
+        const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
+        info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));
+        info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
+        info.set("stage 8 candidates (ms)", tuning.table);
+    }
     ct::ResultTable table(info);
     table.set_baseline("cub", "CUB");
 
