@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cudatutorial/device_info.hpp"
+#include "green_context.hpp"
 #include "sm_scaling.hpp"
 
 namespace em = execution_model;
@@ -160,4 +162,17 @@ TEST(SmScalingNotes, NothingToSayWithOnePoint) {
     EXPECT_TRUE(em::sm_scaling_notes(result).empty());
     result.matrix_sum = {{8, 400}};
     EXPECT_TRUE(em::sm_scaling_notes(result).empty());
+}
+
+TEST(SmScalingGreenContext, WithoutAGpuSupportSaysWhyNot) {
+    // The path every unsupported setup takes: a reason, no exception, and a partition that
+    // cannot be made says so. (With a GPU present the GPU tests cover the other path; this CPU
+    // test then stays off the device.)
+    if (cudatutorial::cuda_device_count() > 0) {
+        GTEST_SKIP() << "a GPU is present: SmScalingGpu.* test green contexts there";
+    }
+    const em::GreenContextSupport support = em::green_context_support(0);
+    EXPECT_FALSE(support.supported);
+    EXPECT_FALSE(support.why_not.empty());
+    EXPECT_THROW(em::SmPartition(0, 8), em::GreenContextError);
 }
