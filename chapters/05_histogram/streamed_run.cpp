@@ -77,7 +77,8 @@ bool streams_input(const StreamedSettings& settings, const std::string& input_pa
     ct::require_range(settings.chunk_bytes, 1, kMaxChunkBytes, "--chunk");
     ct::require_range(settings.in_memory_max, 0, kMaxInputBytes, "--in-memory-max");
     const std::uint64_t bytes = input_path.empty() ? n : input_file_size(input_path);
-    return bytes > settings.in_memory_max;
+    // 0 streams every input, the empty one too (it streams as zero chunks: an all-zero histogram).
+    return bytes > settings.in_memory_max || settings.in_memory_max == 0;
 }
 
 int run_streamed(const StreamedRequest& request) {

@@ -1,6 +1,7 @@
 // The streamed path's host side, no GPU: the chunking arithmetic against a byte-by-byte walk,
 // the range generator against the whole-input generator, the file source at awkward offsets,
-// the parallel reader's page-aligned pieces, and the 64-bit reference against the 32-bit one.
+// the parallel reader's page-aligned pieces, the 64-bit reference against the 32-bit one, and
+// the choice between in memory and streamed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "cudatutorial/check.hpp"
 #include "histogram.hpp"
 #include "streamed_pipeline.hpp"
+#include "streamed_run.hpp"
 #include "streamed_source.hpp"
 
 namespace hg = histogram;
@@ -191,4 +193,32 @@ TEST(StreamedReference, ComparisonNamesTheBinsAboveThirtyTwoBits) {
     const std::string detail = hg::compare_histograms64(reference, wrapped, binning);
     EXPECT_NE(detail.find("'a-m' 17 instead of 4294967313"), std::string::npos) << detail;
     EXPECT_NE(hg::compare_histograms64(reference, {1, 2, 3}, binning), "");
+}
+
+TEST(StreamedChoice, InputsAboveTheInMemoryLimitStream) {
+    hg::StreamedSettings settings;  // in memory up to 2^32 - 1
+    EXPECT_FALSE(hg::streams_input(settings, "", 0));
+    EXPECT_FALSE(hg::streams_input(settings, "", hg::kMaxInputBytes));
+    EXPECT_TRUE(hg::streams_input(settings, "", hg::kMaxInputBytes + 1));
+    EXPECT_TRUE(hg::streams_input(settings, "", std::uint64_t{1} << 40));
+    settings.in_memory_max = 1000;
+    EXPECT_FALSE(hg::streams_input(settings, "", 1000));
+    EXPECT_TRUE(hg::streams_input(settings, "", 1001));
+    settings.in_memory_max = 0;  // every input streams, the empty one too
+    EXPECT_TRUE(hg::streams_input(settings, "", 0));
+    const std::string path = temp_path("choice.bin");
+    write_file(path, std::vector<unsigned char>(1001, 'a'));
+    settings.in_memory_max = 1000;
+    EXPECT_TRUE(hg::streams_input(settings, path, 0)) << "the file's size decides, not --n";
+    settings.in_memory_max = 1001;
+    EXPECT_FALSE(hg::streams_input(settings, path, 0));
+    std::remove(path.c_str());
+    EXPECT_THROW(hg::streams_input(settings, "/no/such/file.bin", 0), cudatutorial::UsageError);
+    settings.chunk_bytes = 0;
+    EXPECT_THROW(hg::streams_input(settings, "", 10), cudatutorial::UsageError);
+    settings.chunk_bytes = hg::kMaxChunkBytes + 1;
+    EXPECT_THROW(hg::streams_input(settings, "", 10), cudatutorial::UsageError);
+    settings.chunk_bytes = hg::kMaxChunkBytes;
+    settings.in_memory_max = hg::kMaxInputBytes + 1;
+    EXPECT_THROW(hg::streams_input(settings, "", 10), cudatutorial::UsageError);
 }
