@@ -155,6 +155,16 @@ std::string cluster_unsupported(const WideArgs& args) {
     return wide_cluster_unsupported(args, kCluster);
 }
 
+// The remote-atomics kernel is shown with clusters of 2: the one size where its slice (128 KiB
+// at 65,536 bins) is large and its share of remote atomics (1 in 2) the smallest.
+WideShape launch_remote_atomics(const WideArgs& args, cudaStream_t stream) {
+    return launch_wide_cluster_atomics(args, 2, stream);
+}
+
+std::string remote_atomics_unsupported(const WideArgs& args) {
+    return wide_cluster_atomics_unsupported(args, 2);
+}
+
 std::string always_supported(const WideArgs&) {
     return {};
 }
@@ -169,19 +179,25 @@ const std::vector<WideKernel>& wide_kernels() {
         {"private", "wide_privatized_shared",
          "stage 3's idea: all bins in each block's shared memory, merged once; only while they fit",
          0, false, false, wide_privatized_unsupported, launch_wide_privatized_shared},
-        {"cluster1", "wide_cluster_x1",
-         "the cluster kernel with clusters of one block: privatization through the cluster API", 1,
-         false, false, cluster_unsupported<1>, launch_cluster<1>},
-        {"cluster2", "wide_cluster_x2",
-         "one histogram per cluster of 2 blocks, each block holding every 2nd bin (DSMEM atomics)",
+        {"dsmem_atomics", "wide_cluster_remote_atomics_x2",
+         "one histogram per cluster of 2 blocks, half the bins each; every value an atomicAdd "
+         "through DSMEM (map_shared_rank)",
+         2, false, false, remote_atomics_unsupported, launch_remote_atomics},
+        {"cluster1", "wide_cluster_exchange_x1",
+         "the exchange kernel with clusters of one block: privatization plus staging", 1, false,
+         false, cluster_unsupported<1>, launch_cluster<1>},
+        {"cluster2", "wide_cluster_exchange_x2",
+         "clusters of 2 blocks, each owning every 2nd bin; blocks stage input, read each other's "
+         "over DSMEM, count their own bins locally",
          2, false, false, cluster_unsupported<2>, launch_cluster<2>},
-        {"cluster4", "wide_cluster_x4", "the same with 4 blocks per cluster, 1/4 of the bins each",
-         4, false, false, cluster_unsupported<4>, launch_cluster<4>},
-        {"cluster8", "wide_cluster_x8", "the same with 8 blocks, the largest portable cluster size",
-         8, false, false, cluster_unsupported<8>, launch_cluster<8>},
-        {"cluster16", "wide_cluster_x16",
-         "the same with 16 blocks (non-portable: opted in per kernel, H100 allows it)", 16, false,
-         false, cluster_unsupported<16>, launch_cluster<16>},
+        {"cluster4", "wide_cluster_exchange_x4", "the same with 4 blocks per cluster", 4, false,
+         false, cluster_unsupported<4>, launch_cluster<4>},
+        {"cluster8", "wide_cluster_exchange_x8",
+         "the same with 8 blocks, the largest portable cluster size", 8, false, false,
+         cluster_unsupported<8>, launch_cluster<8>},
+        {"cluster16", "wide_cluster_exchange_x16",
+         "the same with 16 blocks (non-portable: opted in per kernel)", 16, false, false,
+         cluster_unsupported<16>, launch_cluster<16>},
         {"cub", "cub_histogram_even", "CUB DeviceHistogram::HistogramEven over 16-bit samples", 0,
          false, true, always_supported, launch_wide_cub},
     };
@@ -197,7 +213,7 @@ const WideKernel* find_wide_kernel(const std::string& id_or_name) {
     return nullptr;
 }
 
-std::size_t wide_cluster_shared_bytes(int bins, int cluster_size) {
+std::size_t wide_cluster_slice_bytes(int bins, int cluster_size) {
     return static_cast<std::size_t>(slice_size(
                static_cast<unsigned>(bins), cluster_shift(static_cast<unsigned>(cluster_size)))) *
            sizeof(unsigned int);

@@ -94,11 +94,11 @@ struct WideShape {
 
 /// One row of the wide section's table.
 struct WideKernel {
-    std::string id;         ///< "global", "private", "cluster1".."cluster16", "cub"
-    std::string name;       ///< after the idea
-    std::string idea;       ///< one line
-    int cluster = 0;        ///< cluster size; 0 for the kernels without clusters
-    bool slow = false;      ///< global atomics: timed with --slow-reps
+    std::string id;     ///< "global", "private", "dsmem_atomics", "cluster1".."cluster16", "cub"
+    std::string name;   ///< after the idea
+    std::string idea;   ///< one line
+    int cluster = 0;    ///< cluster size; 0 for the kernels without clusters
+    bool slow = false;  ///< global atomics: timed with --slow-reps
     bool baseline = false;  ///< CUB
     /// Why this kernel cannot run `args` on the current device ("" when it can): shared memory
     /// that does not fit, no clusters below sm_90, no cluster of that size resident. Host only.
@@ -107,7 +107,8 @@ struct WideKernel {
     WideShape (*launch)(const WideArgs& args, cudaStream_t stream) = nullptr;
 };
 
-/// Every wide kernel in table order: global, private, cluster1, 2, 4, 8, 16, cub.
+/// Every wide kernel in table order: global, private, dsmem_atomics, cluster1, 2, 4, 8, 16,
+/// cub.
 const std::vector<WideKernel>& wide_kernels();
 /// The wide kernel with this id or name, or nullptr.
 const WideKernel* find_wide_kernel(const std::string& id_or_name);
@@ -116,12 +117,22 @@ const WideKernel* find_wide_kernel(const std::string& id_or_name);
 WideShape launch_wide_global_atomics(const WideArgs& args, cudaStream_t stream);
 WideShape launch_wide_privatized_shared(const WideArgs& args, cudaStream_t stream);
 std::string wide_privatized_unsupported(const WideArgs& args);
-/// The cluster kernel with `cluster_size` (1, 2, 4, 8 or 16) blocks per cluster.
+/// The cluster kernel with remote atomics (wide_cluster_remote_atomics.cu), `cluster_size`
+/// (1, 2, 4, 8 or 16) blocks per cluster.
+WideShape launch_wide_cluster_atomics(const WideArgs& args, int cluster_size, cudaStream_t stream);
+std::string wide_cluster_atomics_unsupported(const WideArgs& args, int cluster_size);
+/// The cluster kernel that exchanges values (wide_cluster_exchange.cu), `cluster_size` (1, 2, 4,
+/// 8 or 16) blocks per cluster.
 WideShape launch_wide_cluster(const WideArgs& args, int cluster_size, cudaStream_t stream);
 std::string wide_cluster_unsupported(const WideArgs& args, int cluster_size);
 WideShape launch_wide_cub(const WideArgs& args, cudaStream_t stream);
 
-/// Dynamic shared memory a block of the cluster kernel needs: slice_size(bins, log2 C) x 4 B.
+/// One staging buffer of the exchange kernel, per block (it has two).
+inline constexpr std::size_t kWideStageBytes = 16384;
+/// A cluster block's share of the bins: slice_size(bins, log2 C) x 4 B.
+std::size_t wide_cluster_slice_bytes(int bins, int cluster_size);
+/// Dynamic shared memory a block of the exchange kernel needs: its slice (rounded up to 16 B)
+/// and two staging buffers.
 std::size_t wide_cluster_shared_bytes(int bins, int cluster_size);
 
 }  // namespace histogram

@@ -86,11 +86,15 @@ TEST(WideBinMath, EveryBinHasExactlyOneOwnerSlotAndSlicesAreBalanced) {
 }
 
 TEST(WideBinMath, ClusterSharedBytesFollowTheSlices) {
-    EXPECT_EQ(hg::wide_cluster_shared_bytes(65536, 1), 262144u);  // 256 KiB: fits no block
-    EXPECT_EQ(hg::wide_cluster_shared_bytes(65536, 2), 131072u);
-    EXPECT_EQ(hg::wide_cluster_shared_bytes(65536, 16), 16384u);
-    EXPECT_EQ(hg::wide_cluster_shared_bytes(4097, 16), 257u * 4);
-    EXPECT_EQ(hg::wide_cluster_shared_bytes(1, 8), 4u);
+    EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 1), 262144u);  // 256 KiB: fits no block
+    EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 2), 131072u);
+    EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 16), 16384u);
+    EXPECT_EQ(hg::wide_cluster_slice_bytes(4097, 16), 257u * 4);
+    EXPECT_EQ(hg::wide_cluster_slice_bytes(1, 8), 4u);
+    // The exchange kernel adds two staging buffers behind the slice, 16-byte aligned.
+    EXPECT_EQ(hg::wide_cluster_shared_bytes(65536, 2), 131072u + 2 * hg::kWideStageBytes);
+    EXPECT_EQ(hg::wide_cluster_shared_bytes(4097, 16), 1040u + 2 * hg::kWideStageBytes);
+    EXPECT_EQ(hg::wide_cluster_shared_bytes(1, 1), 16u + 2 * hg::kWideStageBytes);
 }
 
 TEST(WideInput, GeneratorsAreDeterministicPrefixesWithTheDescribedShape) {
@@ -167,9 +171,10 @@ TEST(WideKernels, TheListHasEveryIdeaOnceInTableOrder) {
             clusters.push_back(kernel.cluster);
         }
     }
-    EXPECT_EQ(ids, (std::vector<std::string>{"global", "private", "cluster1", "cluster2",
-                                             "cluster4", "cluster8", "cluster16", "cub"}));
-    EXPECT_EQ(clusters, (std::vector<int>{1, 2, 4, 8, 16}));
+    EXPECT_EQ(
+        ids, (std::vector<std::string>{"global", "private", "dsmem_atomics", "cluster1", "cluster2",
+                                       "cluster4", "cluster8", "cluster16", "cub"}));
+    EXPECT_EQ(clusters, (std::vector<int>{2, 1, 2, 4, 8, 16}));
     EXPECT_TRUE(hg::find_wide_kernel("cub")->baseline);
     EXPECT_EQ(hg::find_wide_kernel("3"), nullptr);
 }

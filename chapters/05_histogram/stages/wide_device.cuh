@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "device_common.cuh"
 #include "wide_histogram.hpp"
@@ -112,7 +113,29 @@ struct WideDeviceLimits {
 WideDeviceLimits wide_device_limits();
 
 /// Lets `kernel` use up to the device's opt-in shared memory per block (above the default 48 KiB)
-/// and, when `non_portable_clusters`, clusters beyond 8 blocks. Once per kernel and device.
-void allow_large_shared_and_clusters(const void* kernel, bool non_portable_clusters);
+/// and, when `clusters` (sm_90+ only), clusters beyond the portable 8 blocks. Once per kernel and
+/// device.
+void allow_large_shared_and_clusters(const void* kernel, bool clusters);
+
+/// A launch configuration with `cluster_size` blocks per cluster along x (cudaLaunchKernelEx).
+/// `attribute` must outlive the returned configuration.
+cudaLaunchConfig_t cluster_launch_config(unsigned grid, int block, std::size_t shared,
+                                         int cluster_size, cudaStream_t stream,
+                                         cudaLaunchAttribute& attribute);
+
+/// How many clusters of this shape of `kernel` the GPU holds at once (0: none fits, or the
+/// shape cannot launch at all), from cudaOccupancyMaxActiveClusters. Cached per kernel, shape
+/// and device: the query costs host time.
+int max_active_clusters(const void* kernel, int block, std::size_t shared, int cluster_size);
+
+/// Why a cluster kernel needing `shared` bytes per block cannot run here ("" when it can).
+std::string cluster_unsupported_reason(const void* kernel, int block, std::size_t shared,
+                                       int cluster_size, const std::string& what_needs_it);
+
+/// The grid of a cluster launch: `requested` blocks rounded up to whole clusters, or (0) as many
+/// clusters as are resident at once, but no more than `clusters_needed`. A multiple of
+/// cluster_size, never 0.
+int cluster_grid(int requested, int resident_clusters, std::size_t clusters_needed,
+                 int cluster_size);
 
 }  // namespace histogram::detail
