@@ -43,6 +43,7 @@ struct RawCountVariant {
 inline constexpr RawCountVariant kRawCountVariants[] = {
     {Counters::kSharedAtomics, 4, false},
     {Counters::kSharedAtomics, 4, true},
+    {Counters::kSharedAtomics, 2, true},
     {Counters::kRegisterNibbles, 2, true},
     {Counters::kRegisterNibbles, 4, true},
 };
