@@ -43,7 +43,7 @@ grep -E "^###|^(9|10|11|12|7|8|cub) |stages? 1?0?-?1?2? ?(8 )?(run|why)|stage 8 
 if [ -z "${SKIP_SANITIZE:-}" ]; then
   for tool in memcheck racecheck; do
     for exe in reduction_adaptive_gpu_test histogram_adaptive_gpu_test; do
-      CT_SANITIZE=$tool timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      CT_SANITIZE=$tool timeout "${SANITIZE_TIMEOUT:-100}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$tests/$exe" --gtest_filter='*EveryCandidate*:*OneThread*' >"$out/$exe.$tool.log" 2>&1
       echo "$exe $tool: exit $? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$exe.$tool.log" | tail -1)"
     done
