@@ -36,11 +36,12 @@ TEST(ReductionAdaptive, LittlesLawFromTheDeviceFigures) {
     EXPECT_NEAR(reduction::adaptive::bytes_in_flight_needed_per_sm(h200()), 12581.2, 1.0);
 }
 
-TEST(ReductionAdaptive, FullOccupancyNeedsTwoLoadsOnBothGpus) {
-    // 2048 resident threads x 2 loads x 16 B = 64 KiB, more than 4 x 12.3 KiB on the H200.
+TEST(ReductionAdaptive, FullOccupancyNeedsFourLoadsOnBothGpus) {
+    // 2048 resident threads x 2 loads x 16 B = 64 KiB, less than 8 x 8.6 KiB on the H100; 4
+    // loads (128 KiB) cover 8 x 12.3 KiB on the H200 too.
     for (const DeviceFigures& d : {h100(), h200()}) {
         const auto c = reduction::adaptive::derive_vectorized_choice(d, 256, 8);
-        EXPECT_EQ(variant_of(c).loads, 2);
+        EXPECT_EQ(variant_of(c).loads, 4);
         EXPECT_EQ(variant_of(c).policy, LoadPolicy::kPrefetchL2);
         EXPECT_EQ(variant_of(c).layout, Layout::kBlockTiles);
         EXPECT_EQ(c.occupancy_divisor, 1);
@@ -50,14 +51,14 @@ TEST(ReductionAdaptive, FullOccupancyNeedsTwoLoadsOnBothGpus) {
 }
 
 TEST(ReductionAdaptive, FewerResidentThreadsNeedMoreLoadsEach) {
-    // One resident block of 256 threads: 256 x 4 x 16 B = 16 KiB < 4 x 8.6 KiB on the H100, so
-    // 8 loads (32 KiB); on the H200 even 8 loads (32 KiB) fall short of 49 KiB: the most there is.
+    // One resident block of 256 threads: even 8 loads (32 KiB) fall short of 8 x 8.6 KiB on the
+    // H100 and of 8 x 12.3 KiB on the H200: the most there is.
     EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h100(), 256, 1)).loads, 8);
     EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h200(), 256, 1)).loads, 8);
-    // 1536 threads (3 blocks of 512): 2 loads = 48 KiB cover the H100's 34.2 KiB but not the
-    // H200's 49.1 KiB: there the same threads need 4 loads each. The bandwidth decides.
-    EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h100(), 512, 3)).loads, 2);
-    EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h200(), 512, 3)).loads, 4);
+    // 1536 threads (3 blocks of 512): 4 loads = 96 KiB cover the H100's 68.4 KiB but not the
+    // H200's 98.3 KiB: there the same threads need 8 loads each. The bandwidth decides.
+    EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h100(), 512, 3)).loads, 4);
+    EXPECT_EQ(variant_of(reduction::adaptive::derive_vectorized_choice(h200(), 512, 3)).loads, 8);
 }
 
 TEST(ReductionAdaptive, NoL2HintBeforeSm80) {

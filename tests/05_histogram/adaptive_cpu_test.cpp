@@ -53,13 +53,13 @@ TEST(HistogramAdaptive, FewBinsCountInRegistersManyWithSharedAtomics) {
 }
 
 TEST(HistogramAdaptive, LoadsPerThreadFromLittlesLaw) {
-    // 2048 threads x 2 loads x 16 B = 64 KiB >= 4 x (345 ns x bandwidth / 132 SMs) on both.
-    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h100(), Binning::letters(4))).loads, 2);
-    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h200(), Binning::letters(4))).loads, 2);
-    // With 1024 resident threads per SM, 32 KiB fall short of 4 x 8.6 KiB: four loads.
-    ad::DeviceFigures half = h100();
-    half.max_threads_per_sm = 1024;
-    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(half, Binning::letters(4))).loads, 4);
+    // 2048 threads x 2 loads x 16 B = 64 KiB < 8 x (345 ns x bandwidth / 132 SMs) on both: 4.
+    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h100(), Binning::letters(4))).loads, 4);
+    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h200(), Binning::letters(4))).loads, 4);
+    // A slow memory (448 GB/s over 40 SMs: 3.8 KiB per SM) is covered by 2 loads.
+    const ad::DeviceFigures turing{40, 448.0, 1590, 1024};
+    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(turing, Binning::letters(4))).loads, 2);
+    EXPECT_EQ(variant_of(ad::derive_raw_count_choice(turing, Binning::bytes())).loads, 2);
 }
 
 TEST(HistogramAdaptive, RegisterCandidatesOnlyForEightBinsOrFewer) {
