@@ -12,6 +12,7 @@
 // being copied and one waits, filled, for the copy engine.
 #include "streamed_pipeline.hpp"
 
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <thread>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/data.hpp"
 
 namespace histogram {
 
@@ -218,9 +220,16 @@ PipelineStats StreamedCounter::run(cudaStream_t stream, bool count) {
             }
             shared.changed.notify_all();
         }
-        if (count) {
-            enqueue_count(k, length, streams_[k]);
+        // Count the previous chunk only now, after this chunk's copy is queued: should a launch
+        // ever hold the host up, the copy engine already has its next copy.
+        if (count && i > 0) {
+            enqueue_count(static_cast<int>((i - 1) % 2), plan_.length(i - 1),
+                          streams_[(i - 1) % 2]);
         }
+    }
+    if (count && stats.chunks > 0) {
+        const std::uint64_t last = stats.chunks - 1;
+        enqueue_count(static_cast<int>(last % 2), plan_.length(last), streams_[last % 2]);
     }
     for (int k = 0; k < 2; ++k) {
         joined_[k].record(streams_[k]);
@@ -292,7 +301,12 @@ Histogram64 reference_histogram64(const ByteSource& source, const Binning& binni
     if (slice_bytes > kMaxInputBytes) {
         throw std::invalid_argument("reference slices must fit 32-bit counters");
     }
-    Histogram64 total(static_cast<std::size_t>(binning.bins()), 0);
+    // The 256 byte values are counted first and mapped to bins with Binning::bin_of afterwards:
+    // the same definition as sequential_histogram (which maps every byte), without a division
+    // per byte, which made the reference of 16 GiB take 5 s on 16 threads instead of about 1 s.
+    // StreamedReference.SixtyFourBitReferenceEqualsThirtyTwoBitOneOnAnySlicing compares the two.
+    std::array<std::uint64_t, 256> values{};
+    std::mutex mutex;
     const ChunkPlan slices(source.size(), slice_bytes);
     std::vector<unsigned char> buffer;
     if (source.pinned() == nullptr) {
@@ -307,9 +321,22 @@ Histogram64 reference_histogram64(const ByteSource& source, const Binning& binni
             read_parallel(source, slices.offset(i), length, buffer.data(), reader_threads());
             data = buffer.data();
         }
-        const Histogram part = reference_histogram(data, length, binning);
-        for (std::size_t b = 0; b < total.size(); ++b) {
-            total[b] += part[b];
+        ct::parallel_for_ranges(length, [&](std::size_t begin, std::size_t end) {
+            std::array<std::uint64_t, 256> part{};
+            for (std::size_t j = begin; j < end; ++j) {
+                ++part[data[j]];
+            }
+            const std::lock_guard<std::mutex> lock(mutex);
+            for (std::size_t v = 0; v < part.size(); ++v) {
+                values[v] += part[v];
+            }
+        });
+    }
+    Histogram64 total(static_cast<std::size_t>(binning.bins()), 0);
+    for (int v = 0; v < 256; ++v) {
+        const int bin = binning.bin_of(static_cast<unsigned char>(v));
+        if (bin >= 0) {
+            total[static_cast<std::size_t>(bin)] += values[static_cast<std::size_t>(v)];
         }
     }
     return total;

@@ -47,8 +47,8 @@ void accumulate_counts(const unsigned int* d_chunk_counts, unsigned long long* d
 
 /// The CPU reference of a streamed input: `source` read again in slices of at most
 /// `slice_bytes` (default 1 GiB, unrelated to the pipeline's chunks, so a chunking mistake
-/// cannot hide in both), each counted by reference_histogram on every host thread, summed in
-/// 64 bits.
+/// cannot hide in both), the byte values of each counted on every host thread in 64 bits, then
+/// mapped to bins with Binning::bin_of (sequential_histogram's definition).
 Histogram64 reference_histogram64(const ByteSource& source, const Binning& binning,
                                   std::uint64_t slice_bytes = std::uint64_t{1} << 30);
 

@@ -2,6 +2,7 @@
 // generated input produced range by range, and a generated input held in pinned host memory.
 #include "streamed_source.hpp"
 
+#include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -154,21 +155,44 @@ class GeneratedSource final : public ByteSource {
     mutable std::map<std::uint64_t, std::uint64_t> checkpoints_;  // run start -> run index
 };
 
+// Generated into ordinary memory first and pinned afterwards (cudaHostRegister), rather than
+// into cudaMallocHost memory: the kernel must zero every page it hands out, and for
+// cudaMallocHost that happens in one thread inside the call, whereas here the 16 generator
+// threads touch (and so zero) their own pages in parallel; pinning then finds the pages present.
 class PinnedSource final : public ByteSource {
   public:
     PinnedSource(Distribution distribution, std::uint64_t n, std::uint64_t seed)
-        : distribution_(distribution), bytes_(static_cast<std::size_t>(n)) {
+        : distribution_(distribution), size_(static_cast<std::size_t>(n)) {
+        if (size_ == 0) {
+            return;
+        }
+        bytes_.reset(new unsigned char[size_]);  // not value-initialized: no page touched yet
         const GeneratedSource generator(distribution, n, seed);
-        read_parallel(generator, 0, bytes_.size(), bytes_.data(), reader_threads());
+        read_parallel(generator, 0, size_, bytes_.get(), reader_threads());
+        if (cudaHostRegister(bytes_.get(), size_, cudaHostRegisterDefault) != cudaSuccess) {
+            // Some systems refuse to pin ordinary memory (a locked-memory limit, say): copy it
+            // into cudaMallocHost memory instead, slower but the same bytes.
+            (void)cudaGetLastError();
+            copy_ = cudatutorial::PinnedBuffer<unsigned char>(size_);
+            std::memcpy(copy_.data(), bytes_.get(), size_);
+            bytes_.reset();
+        }
     }
+    ~PinnedSource() override {
+        if (bytes_) {
+            cudaHostUnregister(bytes_.get());
+        }
+    }
+    PinnedSource(const PinnedSource&) = delete;
+    PinnedSource& operator=(const PinnedSource&) = delete;
 
-    std::uint64_t size() const override { return bytes_.size(); }
+    std::uint64_t size() const override { return size_; }
 
     void read(std::uint64_t offset, std::size_t length, unsigned char* out) const override {
-        std::memcpy(out, bytes_.data() + offset, length);
+        std::memcpy(out, pinned() + offset, length);
     }
 
-    const unsigned char* pinned() const override { return bytes_.data(); }
+    const unsigned char* pinned() const override { return bytes_ ? bytes_.get() : copy_.data(); }
 
     std::string describe() const override {
         return "generated " + distribution_name(distribution_) +
@@ -177,7 +201,9 @@ class PinnedSource final : public ByteSource {
 
   private:
     Distribution distribution_;
-    ct::PinnedBuffer<unsigned char> bytes_;
+    std::size_t size_;
+    std::unique_ptr<unsigned char[]> bytes_;          // registered (pinned) in place
+    cudatutorial::PinnedBuffer<unsigned char> copy_;  // or copied here when that failed
 };
 
 }  // namespace
