@@ -333,8 +333,17 @@ std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResu
         row.timed = true;
         row.stats = m.stats;
         row.bytes = 0;  // GB/s of the host link, not of DRAM: an extra column, not "% peak"
-        row.passed = m.passed;
-        row.detail = m.detail;
+        // The row stands for every size of its kind and direction: a smaller copy that failed
+        // fails it too, so the program's exit code cannot miss it.
+        row.passed = true;
+        for (const auto& other : result.measurements) {
+            if (other.memory == m.memory && other.direction == m.direction && !other.passed &&
+                row.passed) {
+                row.passed = false;
+                row.detail = other.detail + " (" +
+                             ct::format_bytes(static_cast<double>(other.bytes)) + " copy)";
+            }
+        }
         row.in_progression = false;
         row.with("size", ct::format_bytes(static_cast<double>(m.bytes)))
             .with("link GB/s", ct::format_fixed(m.gbs(), 1));

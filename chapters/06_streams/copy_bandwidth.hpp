@@ -83,7 +83,8 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
 /// The size sweep as a text table (GB/s, and % of the link when it is known).
 void print_copy_bandwidth(std::ostream& out, const CopyBandwidthResult& result);
 
-/// The summary table's rows: the largest size, each memory kind and direction (and both).
+/// The summary table's rows: the largest size, each memory kind and direction (and both); a row
+/// fails when any size of its kind and direction failed.
 std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResult& result);
 
 /// Scenario 7 as the program runs it: a heading, the measurement (copies up to

@@ -142,7 +142,8 @@ std::size_t pipeline_device_bytes(std::size_t n, int max_chunks);
 /// Prints the stage times, the K sweep, and the shown timelines (one row per stream).
 void print_pipeline(std::ostream& out, const PipelineResult& result, int width);
 
-/// The summary table's rows: each schedule at the shown K.
+/// The summary table's rows: each schedule at the shown K, failed if that schedule failed at any
+/// K (or the stage runs did).
 std::vector<cudatutorial::ResultRow> pipeline_rows(const PipelineResult& result, int shown_chunks);
 
 /// One row per stream, H/K/D marking its copies in, kernels and copies out ('.' where a copy

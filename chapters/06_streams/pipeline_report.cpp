@@ -189,8 +189,16 @@ std::vector<ct::ResultRow> pipeline_rows(const PipelineResult& r, int shown_chun
         row.timed = true;
         row.stats = run.total_ms;
         row.bytes = 0;
-        row.passed = run.passed && r.stages_passed;
-        row.detail = run.passed ? (r.stages_passed ? "" : r.stages_detail) : run.detail;
+        // The row stands for its schedule at every K: a failure at another K fails it too, so the
+        // program's exit code cannot miss it.
+        row.passed = r.stages_passed;
+        row.detail = r.stages_passed ? "" : "stage runs: " + r.stages_detail;
+        for (const auto& other : r.runs) {
+            if (other.schedule == run.schedule && !other.passed && row.passed) {
+                row.passed = false;
+                row.detail = "K = " + std::to_string(other.chunks) + ": " + other.detail;
+            }
+        }
         row.in_progression = false;
         row.with("K", std::to_string(run.chunks))
             .with("ideal ms", ms(run.ideal_ms))

@@ -266,3 +266,60 @@ TEST(PipelineReport, TimelineRowsShowEachStreamsStagesAndTheWaits) {
     EXPECT_EQ(pl::shown_chunk_count({1, 2, 4, 8, 16}), 8);
     EXPECT_EQ(pl::shown_chunk_count({1, 3, 5}), 5);
 }
+
+TEST(PipelineReport, AFailureAtAnySizeOrKFailsTheSummaryRow) {
+    // Scenario 7: only the largest size becomes a row; a failed 4 KiB copy must still show.
+    streams::CopyBandwidthResult copies;
+    for (const std::size_t bytes : {std::size_t{4096}, std::size_t{65536}}) {
+        for (const auto memory : {streams::HostMemory::kPinned, streams::HostMemory::kPageable}) {
+            streams::CopyMeasurement m;
+            m.memory = memory;
+            m.direction = streams::CopyDirection::kHostToDevice;
+            m.bytes = bytes;
+            m.stats.median_ms = 1.0;
+            m.passed = !(bytes == 4096 && memory == streams::HostMemory::kPinned);
+            m.detail = m.passed ? "" : "word 3 is 0, expected 7";
+            copies.measurements.push_back(m);
+        }
+    }
+    auto rows = streams::copy_bandwidth_rows(copies);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_FALSE(rows[0].passed);  // pinned, 64 KiB itself fine
+    EXPECT_NE(rows[0].detail.find("word 3"), std::string::npos) << rows[0].detail;
+    EXPECT_TRUE(rows[1].passed);
+    EXPECT_FALSE(copies.passed());
+    // Without a known link rate there is no "% of link" column.
+    for (const auto& cell : rows[1].extra) {
+        EXPECT_NE(cell.first, "% of link");
+    }
+
+    // Scenario 8: rows are for the shown K; a failure at another K must still show.
+    pl::PipelineResult pipeline;
+    pipeline.stages_passed = true;
+    for (const int k : {1, 8}) {
+        for (const Schedule s : pl::all_schedules()) {
+            pl::PipelineRun run;
+            run.schedule = s;
+            run.chunks = k;
+            run.total_ms.median_ms = 2.0 / k;
+            run.passed = !(k == 1 && s == Schedule::kBreadthFirst);
+            run.detail = run.passed ? "" : "element 5 of 9 is 1, expected 2";
+            pipeline.runs.push_back(run);
+        }
+    }
+    auto pipeline_rows = pl::pipeline_rows(pipeline, 8);
+    ASSERT_EQ(pipeline_rows.size(), 3u);
+    EXPECT_TRUE(pipeline_rows[0].passed);
+    EXPECT_TRUE(pipeline_rows[1].passed);
+    EXPECT_FALSE(pipeline_rows[2].passed);
+    EXPECT_NE(pipeline_rows[2].detail.find("K = 1"), std::string::npos) << pipeline_rows[2].detail;
+    EXPECT_FALSE(pipeline.passed());
+    pipeline.runs[2].passed = true;  // the K = 1 failure gone: the stage runs alone fail all
+    pipeline.stages_passed = false;
+    pipeline.stages_detail = "copy in: element 0 is wrong";
+    pipeline_rows = pl::pipeline_rows(pipeline, 8);
+    for (const auto& row : pipeline_rows) {
+        EXPECT_FALSE(row.passed);
+        EXPECT_NE(row.detail.find("stage runs"), std::string::npos);
+    }
+}
