@@ -12,14 +12,15 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "execution_model.hpp"
+#include "sm_scaling.hpp"
 
 namespace ct = cudatutorial;
 namespace em = execution_model;
 
 namespace {
 
-const std::vector<std::string> kSections = {"query", "warps",     "latency",
-                                            "copy",  "occupancy", "sweep"};
+const std::vector<std::string> kSections = {"query",     "warps", "latency", "copy",
+                                            "occupancy", "sweep", "scaling"};
 
 void print_device_query(const ct::DeviceInfo& info) {
     std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
@@ -311,122 +312,151 @@ void print_occupancy(const std::vector<em::BlockShape>& shapes, const ct::Device
               << "\n";
 }
 
+struct Options {
+    std::string program = "execution_model";  ///< argv[0], for the --profile-help commands
+    std::string block_shape = "40,2";
+    std::uint64_t nx = 1 << 14;
+    std::uint64_t ny = 1 << 14;
+    std::vector<std::string> blocks;
+    std::vector<std::string> sections;
+    std::uint64_t seed = ct::kDefaultSeed;
+    bool profile_help = false;
+    ct::CommonOptions common;
+};
+
+void add_options(CLI::App& app, Options& o) {
+    app.add_option("--block-shape", o.block_shape,
+                   "block shape X,Y,Z (or XxY) for the warps section; the textbook's 40 x 2 "
+                   "example by default")
+        ->capture_default_str();
+    ct::add_size_option(app, "--nx", o.nx, "matrix columns (floats per row)");
+    ct::add_size_option(app, "--ny", o.ny, "matrix rows");
+    app.add_option("--blocks", o.blocks,
+                   "block shapes for the sweep, e.g. 32x32,128x2 (default: the textbook's 15, "
+                   "(32,32) ... (256,8))")
+        ->delimiter(',');
+    ct::add_section_option(app, o.sections, kSections,
+                           "run only these sections: query, warps, latency, copy, occupancy, "
+                           "sweep, scaling (default: all)");
+    app.add_option("--seed", o.seed, "seed of the random matrices")->capture_default_str();
+    ct::add_profile_help_flag(app, o.profile_help, "the textbook's nvprof metrics");
+    ct::add_common_options(app, o.common);
+}
+
+int run(const Options& o) {
+    if (o.profile_help) {
+        std::cout << em::profiling_help(o.program);
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    // Validate everything that needs no GPU before touching it (exit 2, nothing ran).
+    const em::BlockShape block = em::parse_block_shape(o.block_shape);
+    ct::require_range(o.nx, 1, 1u << 30, "--nx");
+    ct::require_range(o.ny, 1, 1u << 30, "--ny");
+    if (o.nx * o.ny > (std::uint64_t{1} << 32)) {
+        throw ct::UsageError("--nx x --ny = " + std::to_string(o.nx * o.ny) +
+                             " elements is over this program's limit of 2^32");
+    }
+    const int nx = static_cast<int>(o.nx);
+    const int ny = static_cast<int>(o.ny);
+    const std::vector<em::BlockShape> shapes =
+        o.blocks.empty() ? em::textbook_block_shapes() : em::parse_block_list(o.blocks);
+    const auto wanted = [&](const std::string& section) {
+        return ct::section_wanted(o.sections, section);
+    };
+
+    // The warps section is arithmetic: without a GPU it still runs (minus the hardware check).
+    const bool cpu_only =
+        !o.sections.empty() && std::all_of(o.sections.begin(), o.sections.end(),
+                                           [](const std::string& s) { return s == "warps"; });
+    if (cpu_only && ct::cuda_device_count() == 0) {
+        print_warps(block, nullptr);
+        std::cout << "\n(no CUDA device: the layout above was not checked on hardware)\n";
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    const ct::DeviceInfo info = ct::select_device(o.common.device);
+    const std::string block_problem = em::block_shape_problem(block, info, 0);
+    if (wanted("warps") && !block_problem.empty()) {
+        throw ct::UsageError("--block-shape " + block.to_string() + ": " + block_problem);
+    }
+    // Before the first section: a sweep that cannot fit must stop here (exit 2), not after the
+    // other sections have run their kernels.
+    if (wanted("sweep")) {
+        em::require_matrix_sum_memory(nx, ny);
+    }
+    if (wanted("scaling")) {
+        ct::require_device_memory(em::sm_scaling_device_bytes(em::ScalingConfig{}, info),
+                                  "the matrices of the scaling section");
+    }
+
+    if (wanted("query")) {
+        print_device_query(info);
+        std::cout << "\n";
+    }
+    if (wanted("warps")) {
+        print_warps(block, &info);
+        std::cout << "\n";
+    }
+    em::ProbeResults probe;
+    if (wanted("latency")) {
+        probe = print_latency(info);
+        std::cout << "\n";
+    }
+    if (wanted("copy")) {
+        print_copy(info, o.common.benchmark_config(), o.common.timing_description(),
+                   wanted("latency") ? &probe : nullptr);
+        std::cout << "\n";
+    }
+    if (wanted("occupancy")) {
+        std::vector<em::BlockShape> occupancy_shapes = shapes;
+        if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
+            occupancy_shapes.push_back(block);
+        }
+        print_occupancy(occupancy_shapes, info);
+        std::cout << "\n";
+    }
+    int status = ct::to_int(ct::ExitCode::kSuccess);
+    if (wanted("sweep")) {
+        ct::RunInfo run = ct::make_run_info(
+            "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
+        run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
+        run.set("bytes per run",
+                ct::format_bytes(em::matrix_sum_bytes(nx, ny)) + " (2 reads + 1 write)");
+        run.set("timing", o.common.timing_description());
+        ct::ResultTable table(run);
+        for (auto& row :
+             em::run_matrix_sum_sweep(nx, ny, shapes, info, o.common.benchmark_config(), o.seed)) {
+            table.add(std::move(row));
+        }
+        status = std::max(status, ct::finish_table(table, o.common));
+    }
+    if (wanted("scaling")) {
+        // With the sweep in the same run, the sweep keeps --csv/--json and this table goes
+        // beside it: out.json -> out_scaling.json.
+        if (wanted("sweep")) {
+            std::cout << "\n";
+        }
+        if (auto table = em::sm_scaling_table(std::cout, info, o.common.benchmark_config(),
+                                              o.common.timing_description())) {
+            status = std::max(
+                status,
+                ct::finish_table(
+                    *table, wanted("sweep") ? o.common.with_file_suffix("_scaling") : o.common));
+        }
+    }
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 1 - the CUDA execution model: device query, warps per block, latency hiding "
-        "(Little's law), occupancy, and the 2D matrix-sum block-shape sweep"};
-    ct::CommonOptions common;
-    ct::add_common_options(app, common);
-    std::string block_shape_text = "40,2";
-    app.add_option("--block-shape", block_shape_text,
-                   "block shape X,Y,Z (or XxY) for the warps section; the textbook's 40 x 2 "
-                   "example by default")
-        ->capture_default_str();
-    std::uint64_t nx = 1 << 14;
-    std::uint64_t ny = 1 << 14;
-    ct::add_size_option(app, "--nx", nx, "matrix columns (floats per row)");
-    ct::add_size_option(app, "--ny", ny, "matrix rows");
-    std::vector<std::string> block_items;
-    app.add_option("--blocks", block_items,
-                   "block shapes for the sweep, e.g. 32x32,128x2 (default: the textbook's 15, "
-                   "(32,32) ... (256,8))")
-        ->delimiter(',');
-    std::vector<std::string> sections;
-    app.add_option("--section", sections,
-                   "run only these sections: query, warps, latency, copy, occupancy, sweep "
-                   "(default: all)")
-        ->delimiter(',')
-        ->check(CLI::IsMember(kSections));
-    std::uint64_t seed = ct::kDefaultSeed;
-    app.add_option("--seed", seed, "seed of the random matrices")->capture_default_str();
-    bool profile_help = false;
-    app.add_flag("--profile-help", profile_help,
-                 "print the Nsight Compute (ncu) commands that replace the textbook's nvprof "
-                 "metrics, and exit");
-
-    return ct::run_program(app, argc, argv, [&] {
-        if (profile_help) {
-            std::cout << em::profiling_help(argc > 0 ? argv[0] : "execution_model");
-            return ct::to_int(ct::ExitCode::kSuccess);
-        }
-        // Validate everything that needs no GPU before touching it (exit 2, nothing ran).
-        const em::BlockShape block = em::parse_block_shape(block_shape_text);
-        ct::require_range(nx, 1, 1u << 30, "--nx");
-        ct::require_range(ny, 1, 1u << 30, "--ny");
-        if (nx * ny > (std::uint64_t{1} << 32)) {
-            throw ct::UsageError("--nx x --ny = " + std::to_string(nx * ny) +
-                                 " elements is over this program's limit of 2^32");
-        }
-        const std::vector<em::BlockShape> shapes =
-            block_items.empty() ? em::textbook_block_shapes() : em::parse_block_list(block_items);
-        const auto wanted = [&](const std::string& section) {
-            return sections.empty() ||
-                   std::find(sections.begin(), sections.end(), section) != sections.end();
-        };
-
-        // The warps section is arithmetic: without a GPU it still runs (minus the hardware check).
-        const bool cpu_only =
-            !sections.empty() && std::all_of(sections.begin(), sections.end(),
-                                             [](const std::string& s) { return s == "warps"; });
-        if (cpu_only && ct::cuda_device_count() == 0) {
-            print_warps(block, nullptr);
-            std::cout << "\n(no CUDA device: the layout above was not checked on hardware)\n";
-            return ct::to_int(ct::ExitCode::kSuccess);
-        }
-        const ct::DeviceInfo info = ct::select_device(common.device);
-        const std::string block_problem = em::block_shape_problem(block, info, 0);
-        if (wanted("warps") && !block_problem.empty()) {
-            throw ct::UsageError("--block-shape " + block.to_string() + ": " + block_problem);
-        }
-        // Before the first section: a sweep that cannot fit must stop here (exit 2), not after
-        // the other sections have run their kernels.
-        if (wanted("sweep")) {
-            em::require_matrix_sum_memory(static_cast<int>(nx), static_cast<int>(ny));
-        }
-
-        if (wanted("query")) {
-            print_device_query(info);
-            std::cout << "\n";
-        }
-        if (wanted("warps")) {
-            print_warps(block, &info);
-            std::cout << "\n";
-        }
-        em::ProbeResults probe;
-        if (wanted("latency")) {
-            probe = print_latency(info);
-            std::cout << "\n";
-        }
-        if (wanted("copy")) {
-            print_copy(info, common.benchmark_config(), common.timing_description(),
-                       wanted("latency") ? &probe : nullptr);
-            std::cout << "\n";
-        }
-        if (wanted("occupancy")) {
-            std::vector<em::BlockShape> occupancy_shapes = shapes;
-            if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
-                occupancy_shapes.push_back(block);
-            }
-            print_occupancy(occupancy_shapes, info);
-            std::cout << "\n";
-        }
-        if (!wanted("sweep")) {
-            return ct::to_int(ct::ExitCode::kSuccess);
-        }
-        ct::RunInfo run = ct::make_run_info(
-            "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
-        run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
-        run.set("bytes per run",
-                ct::format_bytes(em::matrix_sum_bytes(static_cast<int>(nx), static_cast<int>(ny))) +
-                    " (2 reads + 1 write)");
-        run.set("timing", common.timing_description());
-        ct::ResultTable table(run);
-        for (auto& row : em::run_matrix_sum_sweep(static_cast<int>(nx), static_cast<int>(ny),
-                                                  shapes, info, common.benchmark_config(), seed)) {
-            table.add(std::move(row));
-        }
-        return ct::finish_table(table, common);
-    });
+        "(Little's law), occupancy, the 2D matrix-sum block-shape sweep, and transparent "
+        "scalability on partitions of the SMs"};
+    Options o;
+    if (argc > 0) {
+        o.program = argv[0];
+    }
+    add_options(app, o);
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
 }

@@ -1,5 +1,6 @@
 // Chapter 3, parallel reduction: the nine textbook stages, the beyond-the-book stages and CUB,
 // each producing the whole sum on the GPU, checked against the CPU reference and timed.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptive_vectorized.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
@@ -100,6 +102,19 @@ int run(const Options& o) {
              std::string(reduction::pattern_name(pattern)) + ", seed " + std::to_string(o.seed));
     info.set("expected sum (mod 2^32)", std::to_string(expected));
     info.set("reps", std::to_string(o.common.repetitions));
+    // Stages 10-12 choose their candidate for this GPU: a short tuning pass on this input, before
+    // any table row (adaptive_vectorized.hpp); the header says what it chose and why.
+    if (std::any_of(selected.begin(), selected.end(), [](const reduction::StageInfo* stage) {
+            return stage->id == "10" || stage->id == "11" || stage->id == "12";
+        })) {
+        const reduction::adaptive::TuningResult tuning =
+            reduction::adaptive::tune_vectorized(d_in.data(), n, o.block);
+        info.set("stages 10-12 run",
+                 reduction::detail::describe_variant(tuning.choice.variant) + ", resident/" +
+                     std::to_string(tuning.choice.occupancy_divisor) + " blocks per SM");
+        info.set("stages 10-12 why", tuning.choice.why + "; " + tuning.derived.why);
+        info.set("stages 10-12 candidates (ms)", tuning.table);
+    }
     ct::ResultTable table(info);
     table.set_baseline(reduction::kCubStageId, "CUB");
 

@@ -7,10 +7,10 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
+#include "adaptive_vectorized.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
-#include "stages/tuned_constants.hpp"
 #include "vector_split.hpp"
 
 namespace reduction {
@@ -37,6 +37,9 @@ struct StageImpl {
     int elements_per_thread = 1;                ///< per thread per block-sized step of the grid
     Combine combine = Combine::kRepeatPasses;
     Shared shared = Shared::kTree;
+    /// Stages 10-12: resident blocks per SM of candidate `variant` (adaptive_vectorized.hpp);
+    /// the Reducer asks adaptive::vectorized_choice() which candidate to run.
+    int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
 };
 
 StageInfo info(std::string id, std::string name, std::string idea, int min_block) {
@@ -102,21 +105,24 @@ const std::vector<StageImpl>& stage_impls() {
         v.push_back({info("9", "warp_shuffle", "last warp in registers: tile.shfl_down", kMinBlock),
                      launch_warp_shuffle, warp_shuffle_blocks_per_sm, 2, Combine::kOneBlockPass,
                      Shared::kTree});
-        const int vector_elements = vectorized_elements_per_iteration();
+        // Stages 10-12 plan their grid as if each thread took 16 ints (four int4 loads) per step;
+        // the candidate actually run may take 8 to 32, which only moves where the grid stops
+        // growing for small n (every candidate is correct with any grid).
+        constexpr int kVectorElements = 16;
         v.push_back({info("10", "vectorized_loads",
-                          "int4 loads, " + std::to_string(tuned::kLoadsInFlight) +
-                              " in flight per thread, warp reductions",
+                          "int4 loads, 2-8 in flight per thread (chosen for this GPU), warp "
+                          "reductions",
                           kMinBlock),
-                     launch_vectorized_loads, vectorized_loads_blocks_per_sm, vector_elements,
-                     Combine::kOneBlockPass, Shared::kWarpSums});
+                     launch_vectorized_loads, nullptr, kVectorElements, Combine::kOneBlockPass,
+                     Shared::kWarpSums, vectorized_loads_blocks_per_sm});
         v.push_back({info("11", "single_pass_last_block",
                           "stage 10 in one launch: the last block sums the partials", kMinBlock),
-                     launch_single_pass_last_block, single_pass_last_block_blocks_per_sm,
-                     vector_elements, Combine::kLastBlock, Shared::kWarpSums});
+                     launch_single_pass_last_block, nullptr, kVectorElements, Combine::kLastBlock,
+                     Shared::kWarpSums, single_pass_last_block_blocks_per_sm});
         v.push_back({info("12", "single_pass_atomic",
                           "stage 10 in one kernel: memset + one atomicAdd per block", kMinBlock),
-                     launch_single_pass_atomic, single_pass_atomic_blocks_per_sm, vector_elements,
-                     Combine::kAtomic, Shared::kWarpSums});
+                     launch_single_pass_atomic, nullptr, kVectorElements, Combine::kAtomic,
+                     Shared::kWarpSums, single_pass_atomic_blocks_per_sm});
         StageImpl cub{info(kCubStageId, "cub_device_reduce_sum",
                            "cub::DeviceReduce::Sum (the baseline)", kMinBlock),
                       nullptr,
@@ -349,6 +355,7 @@ struct Reducer::Impl {
     const StageImpl* stage = nullptr;
     std::size_t n = 0;
     int block = 0;
+    int variant = 0;  ///< stages 10-12: the candidate chosen for this device, n and block
     std::vector<Pass> passes;
     // Workspace: written by every run(), which is const because it changes no configuration.
     mutable cudatutorial::DeviceBuffer<int> partials[2];
@@ -366,6 +373,7 @@ struct Reducer::Impl {
         args.stream = stream;
         args.partials = partials[0].data();
         args.counter = counter.data();
+        args.variant = variant;
         stage->launch(args);
     }
 };
@@ -381,8 +389,14 @@ Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
     int sm_count = 0;
     CT_CHECK(cudaGetDevice(&device));
     CT_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-    const int blocks_per_sm = r.stage->blocks_per_sm ? r.stage->blocks_per_sm(block_size) : 0;
-    if (r.stage->blocks_per_sm && blocks_per_sm < 1) {
+    int blocks_per_sm = r.stage->blocks_per_sm ? r.stage->blocks_per_sm(block_size) : 0;
+    if (r.stage->variant_blocks_per_sm) {
+        const adaptive::VectorizedChoice choice = adaptive::vectorized_choice(n, block_size);
+        r.variant = choice.variant;
+        const int resident = r.stage->variant_blocks_per_sm(block_size, choice.variant);
+        blocks_per_sm = resident >= 1 ? std::max(1, resident / choice.occupancy_divisor) : 0;
+    }
+    if ((r.stage->blocks_per_sm || r.stage->variant_blocks_per_sm) && blocks_per_sm < 1) {
         throw cudatutorial::CudaError(cudaErrorInvalidConfiguration,
                                       "stage " + stage_id + " cannot keep a block of " +
                                           std::to_string(block_size) + " threads resident");

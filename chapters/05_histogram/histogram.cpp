@@ -144,6 +144,12 @@ std::vector<unsigned char> runs_of_letters(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+const std::vector<std::uint32_t>& english_letter_frequencies() {
+    static const std::vector<std::uint32_t> table(kEnglishFrequency.begin(),
+                                                  kEnglishFrequency.end());
+    return table;
+}
+
 std::vector<unsigned char> generate_input(Distribution distribution, std::size_t n,
                                           std::uint64_t seed) {
     switch (distribution) {

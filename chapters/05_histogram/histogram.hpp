@@ -83,6 +83,10 @@ Distribution parse_distribution(const std::string& name);
 std::vector<unsigned char> generate_input(Distribution distribution, std::size_t n,
                                           std::uint64_t seed);
 
+/// The English letter frequencies of Distribution::kSkewed, in 1/100000, 'a' to 'z' (the
+/// streamed path regenerates that input chunk by chunk from them: streamed_source.cpp).
+const std::vector<std::uint32_t>& english_letter_frequencies();
+
 /// The whole file at `path`, read in binary. An empty file gives an empty vector. Throws
 /// cudatutorial::UsageError (exit code 2) naming the file and the reason when it does not exist,
 /// is not a regular file, cannot be read, or is larger than kMaxInputBytes.

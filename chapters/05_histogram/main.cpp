@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "adaptive_counts.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
@@ -15,6 +16,8 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "histogram.hpp"
+#include "streamed_run.hpp"
+#include "wide_section.hpp"
 
 namespace ct = cudatutorial;
 namespace hg = histogram;
@@ -35,6 +38,11 @@ struct Options {
     int grid = 0;
     int slow_reps = 3;
     bool atomic_latency = false;
+    hg::StreamedSettings streamed;  // --chunk, --in-memory-max, --stream-reps
+    std::string section = "stages";
+    std::vector<int> wide_bins{65536};
+    bool n_given = false;
+    bool wide_bins_given = false;
 };
 
 std::vector<const hg::Stage*> select_stages(const std::vector<std::string>& wanted) {
@@ -169,7 +177,37 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
     }
 }
 
+// --section wide: 16-bit values, up to 65,536 bins (wide_section.cpp). Byte-only options are
+// refused rather than ignored.
+int run_wide(const Options& options) {
+    if (options.bins != "letters" || options.bin_width_given || !options.input_path.empty() ||
+        options.atomic_latency) {
+        throw ct::UsageError(
+            "--bins, --bin-width, --input and --atomic-latency apply to --section stages; "
+            "--section wide takes --wide-bins");
+    }
+    hg::WideSectionOptions wide;
+    wide.common = options.common;
+    wide.bins = options.wide_bins;
+    wide.dist = options.dist;
+    if (options.n_given) {
+        wide.n = options.n;
+    }
+    wide.seed = options.seed;
+    wide.kernels = options.stages;
+    wide.block = options.block;
+    wide.grid = options.grid;
+    wide.slow_reps = options.slow_reps;
+    return hg::run_wide_section(wide);
+}
+
 int run(const Options& options) {
+    if (options.section == "wide") {
+        return run_wide(options);
+    }
+    if (options.wide_bins_given) {
+        throw ct::UsageError("--wide-bins applies to --section wide");
+    }
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
         throw ct::UsageError("--bin-width applies to --bins letters only (bytes have 256 bins)");
@@ -177,15 +215,19 @@ int run(const Options& options) {
     const hg::Binning binning =
         options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);
     const std::vector<const hg::Stage*> selected = select_stages(options.stages);
-    if (options.input_path.empty()) {
-        ct::require_range(options.n, 0, hg::kMaxInputBytes, "--n");
-    }
     // The lower limit needs no device (the upper one, the device's limit, is checked below):
     // --block 16 must exit with 2 on a machine without a GPU too. --block is a power of two.
     if (options.block < 32) {
         throw ct::UsageError("--block " + std::to_string(options.block) +
                              " is not supported: it must be a power of two from 32 (one warp) "
                              "to the device's limit");
+    }
+    // Inputs above --in-memory-max (2^32 - 1 by default) stream through stage 8 in chunks.
+    if (hg::streams_input(options.streamed, options.input_path, options.n)) {
+        return hg::run_streamed({binning, options.input_path, options.dist, options.n,
+                                 options.seed, options.block, options.grid, options.common,
+                                 options.streamed, !options.stages.empty(),
+                                 options.atomic_latency});
     }
     std::vector<unsigned char> host;
     std::string source;
@@ -220,6 +262,17 @@ int run(const Options& options) {
     info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
+    // Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
+    // before any table row (adaptive_counts.hpp); the header says what it chose and why.
+    if (std::any_of(selected.begin(), selected.end(),
+                    [](const hg::Stage* s) { return s->launch == hg::launch_raw_byte_counts; })) {
+        const hg::StageArgs args{d_input.data(), n,      d_histogram.data(), binning,
+                                 options.block,  options.grid, &workspace};
+        const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
+        info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));
+        info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
+        info.set("stage 8 candidates (ms)", tuning.table);
+    }
     ct::ResultTable table(info);
     table.set_baseline("cub", "CUB");
 
@@ -307,7 +360,8 @@ int main(int argc, char** argv) {
     input->excludes(size);
     app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
     app.add_option("--stage", options.stages,
-                   "stages to run, by id or name, comma-separated (1-8, race, cub), or all")
+                   "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
+                   "wide: global, private, cluster1/2/4/8/16, cub), or all")
         ->delimiter(',')
         ->default_str("all");
     app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
@@ -325,8 +379,22 @@ int main(int argc, char** argv) {
     app.add_flag("--atomic-latency", options.atomic_latency,
                  "also measure one global atomic's latency and redo the seed's throughput "
                  "arithmetic with it");
+    app.add_option("--section", options.section,
+                   "stages: the byte histograms above; wide: 16-bit values into up to 65,536 "
+                   "bins (global atomics, privatization, thread-block clusters, CUB)")
+        ->check(CLI::IsMember({"stages", "wide"}))
+        ->capture_default_str();
+    app.add_option("--wide-bins", options.wide_bins,
+                   "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "
+                   "16-bit values, default 2^27)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 65536))
+        ->default_str("65536");
+    hg::add_streamed_options(app, options.streamed);
     return ct::run_program(app, argc, argv, [&] {
         options.bin_width_given = app.count("--bin-width") > 0;
+        options.n_given = app.count("--n") > 0;
+        options.wide_bins_given = app.count("--wide-bins") > 0;
         return run(options);
     });
 }

@@ -6,68 +6,102 @@
 #include <string>
 #include <vector>
 
+#include "copy_bandwidth.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
+#include "cudatutorial/clocks.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "launch_overhead.hpp"
 #include "measurement.hpp"
+#include "pipeline_overlap.hpp"
 #include "streams.hpp"
 #include "streams_report.hpp"
 #include "timeline.hpp"
 
 namespace ct = cudatutorial;
 
-int main(int argc, char** argv) {
-    CLI::App app{
-        "Chapter 6 - streams: the legacy and the per-thread default stream, with measured "
-        "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
-        "(from %globaltimer read inside the kernels)."};
-    ct::CommonOptions common;
-    common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
-    common.warmup = 2;
-    streams::ScenarioConfig config;
+namespace {
+
+struct Options {
+    Options() {
+        common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
+        common.warmup = 2;
+    }
     std::vector<int> scenarios;
     std::string build = "both";
-    std::uint64_t n = config.n;
+    streams::ScenarioConfig config;
+    std::uint64_t n = streams::ScenarioConfig{}.n;
+    std::uint64_t copy_max = streams::ScenarioConfig{}.copy_max_bytes;
+    std::uint64_t pipeline_n = streams::ScenarioConfig{}.pipeline_n;
     int width = 64;
     std::string summary_csv;
+    ct::CommonOptions common;
+};
 
-    app.add_option("--scenario", scenarios,
+void add_options(CLI::App& app, Options& o) {
+    app.add_option("--scenario", o.scenarios,
                    "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
                    "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
-                   "threads, 5 the concurrent-kernel limit (default: all)")
+                   "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs, "
+                   "7 pinned vs pageable copy bandwidth, 8 the copy/compute pipeline "
+                   "(default: all)")
         ->delimiter(',')
         ->check(CLI::Range(1, streams::kScenarioCount));
-    app.add_option("--build", build, "which compilation runs: legacy, per-thread or both")
+    app.add_option("--build", o.build, "which compilation runs: legacy, per-thread or both")
         ->check(CLI::IsMember({"legacy", "per-thread", "both"}))
         ->capture_default_str();
-    app.add_option("--streams", config.streams,
+    app.add_option("--streams", o.config.streams,
                    "N: created streams in scenario 3, host threads in scenario 4")
         ->check(CLI::Range(2, 64))
         ->capture_default_str();
     app.add_option(
-           "--kernel-us", config.kernel_us,
+           "--kernel-us", o.config.kernel_us,
            "how long each worker kernel of scenarios 1-4 runs, in microseconds (it spins "
            "on %globaltimer after writing its elements, so the time is the same on any GPU)")
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
-    ct::add_size_option(app, "--n", n,
+    ct::add_size_option(app, "--n", o.n,
                         "work size: elements each worker kernel writes and the program checks "
                         "(1 to 2^20; a large n can make a kernel outlast --kernel-us)");
-    app.add_option("--probe-kernels", config.probe_kernels,
+    app.add_option("--probe-kernels", o.config.probe_kernels,
                    "K: kernels (one stream each) in scenario 5")
         ->check(CLI::Range(1, 2048))
         ->capture_default_str();
-    app.add_option("--probe-us", config.probe_us,
+    app.add_option("--probe-us", o.config.probe_us,
                    "how long each kernel of scenario 5 runs, in microseconds")
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
-    app.add_option("--width", width, "columns of the text timelines")
+    app.add_option("--graph-kernels", o.config.graph_kernels,
+                   "kernels of scenario 6's chain; its fork-join splits as many over the branches")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--graph-branches", o.config.graph_branches,
+                   "branches (streams) of scenario 6's fork-join")
+        ->check(CLI::Range(1, 32))
+        ->capture_default_str();
+    ct::add_size_option(app, "--copy-max", o.copy_max,
+                        "largest copy of scenario 7 in bytes (sizes from 4 KiB in x16 steps up "
+                        "to it; a multiple of 4, at most 1Gi)");
+    ct::add_size_option(app, "--pipeline-n", o.pipeline_n,
+                        "32-bit elements of scenario 8's vector (1 to 2^28)");
+    app.add_option("--chunks", o.config.pipeline_chunks,
+                   "K values of scenario 8, comma-separated (1 to 64 each, at most --pipeline-n); "
+                   "the timelines show K = 8, or the largest K without an 8")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    app.add_option("--rounds", o.config.pipeline_rounds,
+                   "steps per element of scenario 8's kernel (0: chosen so that the kernel takes "
+                   "as long as the longer copy)")
+        ->check(CLI::Range(0u, 1000000u))
+        ->capture_default_str();
+    app.add_option("--width", o.width, "columns of the text timelines")
         ->check(CLI::Range(20, 400))
         ->capture_default_str();
-    app.add_option("--summary-csv", summary_csv,
+    app.add_option("--summary-csv", o.summary_csv,
                    "also write the summary table as CSV to FILE (--csv writes the timeline)");
-    ct::add_common_options(app, common, ct::L2FlushOption::kNotListed);
+    ct::add_common_options(app, o.common, ct::L2FlushOption::kNotListed);
     app.get_option("--reps")->description(
         "timed runs per scenario and build (median wall time reported, last run's timeline shown)");
     app.get_option("--warmup")->description("untimed (but checked) runs before the timed ones");
@@ -75,80 +109,145 @@ int main(int argc, char** argv) {
         "also write the timeline (one line per kernel) as CSV to FILE");
     app.get_option("--json")->description(
         "also write the summary table and every timeline as JSON to FILE");
+}
 
-    return ct::run_program(app, argc, argv, [&] {
-        // Everything the options can get wrong is rejected here, before any GPU work.
-        ct::require_range(n, 1, std::uint64_t{1} << 20, "--n");
-        config.n = static_cast<std::uint32_t>(n);
-        if (common.flush_l2) {
-            throw ct::UsageError(
-                "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
-                "barely touch memory");
+int run(const Options& o) {
+    // Everything the options can get wrong is rejected here, before any GPU work.
+    streams::ScenarioConfig config = o.config;
+    ct::require_range(o.n, 1, std::uint64_t{1} << 20, "--n");
+    config.n = static_cast<std::uint32_t>(o.n);
+    ct::require_range(o.copy_max, 4, std::uint64_t{1} << 30, "--copy-max");
+    if (o.copy_max % 4 != 0) {
+        throw ct::UsageError(
+            "--copy-max must be a multiple of 4 bytes (the copies move checked 32-bit words)");
+    }
+    config.copy_max_bytes = o.copy_max;
+    ct::require_range(o.pipeline_n, 1, std::uint64_t{1} << 28, "--pipeline-n");
+    config.pipeline_n = o.pipeline_n;
+    for (const int k : config.pipeline_chunks) {
+        if (static_cast<std::uint64_t>(k) > o.pipeline_n) {
+            throw ct::UsageError("--chunks: " + std::to_string(k) + " chunks of " +
+                                 std::to_string(o.pipeline_n) +
+                                 " elements (--pipeline-n) would leave chunks empty");
         }
-        if (scenarios.empty()) {
-            for (int s = 1; s <= streams::kScenarioCount; ++s) {
-                scenarios.push_back(s);
+    }
+    if (o.common.flush_l2) {
+        throw ct::UsageError(
+            "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
+            "barely touch memory");
+    }
+    std::vector<int> scenarios = o.scenarios;
+    if (scenarios.empty()) {
+        for (int s = 1; s <= streams::kScenarioCount; ++s) {
+            scenarios.push_back(s);
+        }
+    }
+    std::sort(scenarios.begin(), scenarios.end());
+    scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
+    std::vector<streams::Build> builds;
+    if (o.build != "per-thread") {
+        builds.push_back(streams::Build::kLegacy);
+    }
+    if (o.build != "legacy") {
+        builds.push_back(streams::Build::kPerThread);
+    }
+
+    const ct::DeviceInfo device = ct::select_device(o.common.device);
+    config.device = o.common.device;
+    std::size_t largest = 0;
+    for (const int s : scenarios) {
+        largest = std::max(largest, streams::device_bytes(s, config));
+    }
+    ct::require_device_memory(largest, "the kernels' outputs");
+
+    ct::RunInfo info = ct::make_run_info(
+        "streams", "legacy vs per-thread default stream, measured with %globaltimer", device);
+    info.set("wall", "first kernel start to last kernel end (%globaltimer), ms");
+    info.set("kernel_us", ct::format_fixed(config.kernel_us, 1));
+    info.set("n", ct::describe_size(config.n));
+    info.set("streams", std::to_string(config.streams));
+    info.set("probe", std::to_string(config.probe_kernels) + " kernels of " +
+                          ct::format_fixed(config.probe_us, 1) + " us");
+    info.set("graph", "chain of " + std::to_string(config.graph_kernels) + ", fork-join of " +
+                          std::to_string(config.graph_branches) + " branches");
+    std::string chunk_list;
+    for (const int k : config.pipeline_chunks) {
+        chunk_list += (chunk_list.empty() ? "" : ",") + std::to_string(k);
+    }
+    info.set("copies", "4 KiB to " + ct::format_bytes(static_cast<double>(o.copy_max)));
+    info.set("pipeline", "n " + ct::describe_size(o.pipeline_n) + ", K " + chunk_list +
+                             ", rounds " +
+                             (config.pipeline_rounds ? std::to_string(config.pipeline_rounds)
+                                                     : std::string("calibrated")));
+    info.set("runs", std::to_string(o.common.warmup) + " warm-up + " +
+                         std::to_string(o.common.repetitions) + " timed");
+
+    std::cout << "== streams: " << info.title << " ==\n"
+              << "GPU " << info.gpu_name << " (compute capability " << info.compute_capability
+              << ", " << info.sm_count
+              << " SMs, concurrent kernels: " << (device.concurrent_kernels ? "yes" : "no") << "), "
+              << info.versions() << ", " << info.timestamp << "\n";
+    for (const auto b : builds) {
+        std::cout << streams::build_name(b) << " build: " << streams::default_stream_meaning(b)
+                  << "\n";
+    }
+    std::cout << "times: %globaltimer read by each kernel's block at its start and end, in "
+                 "µs from the run's first kernel start\n\n";
+
+    ct::ResultTable table(info);
+    std::vector<streams::ScenarioMeasurement> all;
+    for (const int s : scenarios) {
+        if (s == streams::kLaunchOverheadScenario) {
+            for (auto& row : streams::run_launch_overhead(std::cout, config, o.common.warmup,
+                                                          o.common.repetitions, o.width, device)) {
+                table.add(std::move(row));
             }
+            continue;
         }
-        std::sort(scenarios.begin(), scenarios.end());
-        scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
-        std::vector<streams::Build> builds;
-        if (build != "per-thread") {
-            builds.push_back(streams::Build::kLegacy);
+        if (s == streams::kCopyBandwidthScenario) {
+            for (auto& row : streams::run_copy_bandwidth_scenario(
+                     std::cout, config, o.common.warmup, o.common.repetitions)) {
+                table.add(std::move(row));
+            }
+            continue;
         }
-        if (build != "legacy") {
-            builds.push_back(streams::Build::kPerThread);
+        if (s == streams::kPipelineScenario) {
+            for (auto& row : streams::pipeline::run_pipeline_scenario(
+                     std::cout, config, o.common.warmup, o.common.repetitions, o.width)) {
+                table.add(std::move(row));
+            }
+            continue;
         }
-
-        const ct::DeviceInfo device = ct::select_device(common.device);
-        config.device = common.device;
-        std::size_t largest = 0;
-        for (const int s : scenarios) {
-            largest = std::max(largest, streams::device_bytes(s, config));
-        }
-        ct::require_device_memory(largest, "the kernels' outputs");
-
-        ct::RunInfo info = ct::make_run_info(
-            "streams", "legacy vs per-thread default stream, measured with %globaltimer", device);
-        info.set("wall", "first kernel start to last kernel end (%globaltimer), ms");
-        info.set("kernel_us", ct::format_fixed(config.kernel_us, 1));
-        info.set("n", ct::describe_size(config.n));
-        info.set("streams", std::to_string(config.streams));
-        info.set("probe", std::to_string(config.probe_kernels) + " kernels of " +
-                              ct::format_fixed(config.probe_us, 1) + " us");
-        info.set("runs", std::to_string(common.warmup) + " warm-up + " +
-                             std::to_string(common.repetitions) + " timed");
-
-        std::cout << "== streams: " << info.title << " ==\n"
-                  << "GPU " << info.gpu_name << " (compute capability " << info.compute_capability
-                  << ", " << info.sm_count
-                  << " SMs, concurrent kernels: " << (device.concurrent_kernels ? "yes" : "no")
-                  << "), " << info.versions() << ", " << info.timestamp << "\n";
+        std::vector<streams::ScenarioMeasurement> side_by_side;
         for (const auto b : builds) {
-            std::cout << streams::build_name(b) << " build: " << streams::default_stream_meaning(b)
-                      << "\n";
+            side_by_side.push_back(
+                streams::measure_scenario(b, s, config, o.common.warmup, o.common.repetitions));
         }
-        std::cout << "times: %globaltimer read by each kernel's block at its start and end, in "
-                     "µs from the run's first kernel start\n\n";
+        streams::print_scenario(std::cout, side_by_side, o.width);
+        for (auto& m : side_by_side) {
+            table.add(streams::summary_row(m));
+            all.push_back(std::move(m));
+        }
+    }
+    // Not finish_table(): --csv is the timeline here, and the JSON carries the timelines too.
+    ct::record_clocks(table.info());
+    table.print(std::cout);
+    streams::write_result_files(table, all, o.common.csv_path, o.common.json_path, o.summary_csv);
+    table.write_files({}, {}, o.common.markdown_path);
+    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
+                                         : ct::ExitCode::kVerificationFailed);
+}
 
-        ct::ResultTable table(info);
-        std::vector<streams::ScenarioMeasurement> all;
-        for (const int s : scenarios) {
-            std::vector<streams::ScenarioMeasurement> side_by_side;
-            for (const auto b : builds) {
-                side_by_side.push_back(
-                    streams::measure_scenario(b, s, config, common.warmup, common.repetitions));
-            }
-            streams::print_scenario(std::cout, side_by_side, width);
-            for (auto& m : side_by_side) {
-                table.add(streams::summary_row(m));
-                all.push_back(std::move(m));
-            }
-        }
-        table.print(std::cout);
-        streams::write_result_files(table, all, common.csv_path, common.json_path, summary_csv);
-        table.write_files({}, {}, common.markdown_path);
-        return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                             : ct::ExitCode::kVerificationFailed);
-    });
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 6 - streams: the legacy and the per-thread default stream, with measured "
+        "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
+        "(from %globaltimer read inside the kernels); scenario 6 measures launch overhead and "
+        "CUDA graphs, once; scenarios 7 and 8 move data: copy bandwidth and a copy/compute "
+        "pipeline."};
+    Options o;
+    add_options(app, o);
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
 }

@@ -1,6 +1,11 @@
 #include "streams.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "copy_bandwidth.hpp"
+#include "launch_overhead.hpp"
+#include "pipeline_overlap.hpp"
 
 namespace streams {
 
@@ -62,6 +67,21 @@ const std::vector<ScenarioInfo>& scenario_list() {
          "K blocking streams with one long single-block kernel each: how many run at once?",
          "nothing orders them; the device's limit on resident grids decides",
          "nothing orders them; the device's limit on resident grids decides"},
+        {6, "launch_overhead",
+         "a chain and a fork-join of tiny kernels, launched one by one, as a CUDA graph (captured "
+         "and built by hand) and with programmatic dependent launch",
+         "not about stream 0: created non-blocking streams and graphs only, run once",
+         "not about stream 0: created non-blocking streams and graphs only, run once"},
+        {7, "copy_bandwidth",
+         "host <-> device copies from pageable, pinned (cudaMallocHost) and registered "
+         "(cudaHostRegister) memory, 4 KiB to --copy-max, against the host link's rate",
+         "not about stream 0: one created non-blocking stream, run once",
+         "not about stream 0: one created non-blocking stream, run once"},
+        {8, "copy_compute_pipeline",
+         "a vector in K chunks, each copied in, processed, copied out: in one stream, and with a "
+         "stream per chunk issued depth first and breadth first",
+         "not about stream 0: created non-blocking streams only, run once",
+         "not about stream 0: created non-blocking streams only, run once"},
     };
     return list;
 }
@@ -85,13 +105,39 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
             return config.streams;
         case 5:
             return config.probe_kernels;
+        case kLaunchOverheadScenario:
+            return launch_overhead_kernel_count(config);
+        case kCopyBandwidthScenario:
+            return 0;
+        case kPipelineScenario: {
+            int kernels = 0;  // one pass of each of the three schedules at each K
+            for (const int k : config.pipeline_chunks) {
+                kernels += 3 * k;
+            }
+            return kernels;
+        }
         default:
             throw std::out_of_range("no scenario " + std::to_string(scenario));
     }
 }
 
 std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
+    if (scenario == kCopyBandwidthScenario) {
+        return 2 * static_cast<std::size_t>(config.copy_max_bytes);  // copy target and source
+    }
+    if (scenario == kPipelineScenario) {
+        int most = 1;
+        for (const int k : config.pipeline_chunks) {
+            most = std::max(most, k);
+        }
+        return pipeline::pipeline_device_bytes(static_cast<std::size_t>(config.pipeline_n), most);
+    }
     const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
+    if (scenario == kLaunchOverheadScenario) {
+        // A 32-byte time record per kernel, and the largest shape's regions (one at a time).
+        return kernels * sizeof(graph::NodeTime) +
+               launch_overhead_shapes(config).back().elements() * sizeof(std::uint32_t);
+    }
     // Per kernel slot, KernelSlots (scenario_kit.cuh) allocates n outputs and two KernelTimes of
     // 24 bytes: the kernel's own record and the scratch record of the launch that primes its
     // stream.
@@ -101,6 +147,14 @@ std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
 
 ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config) {
     scenario_info(scenario);  // throws on a bad id
+    if (scenario == kLaunchOverheadScenario) {
+        throw std::invalid_argument("scenario 6 runs once, not per build: run_launch_overhead()");
+    }
+    if (scenario == kCopyBandwidthScenario || scenario == kPipelineScenario) {
+        throw std::invalid_argument(
+            "scenarios 7 and 8 run once, not per build: run_copy_bandwidth_scenario(), "
+            "run_pipeline_scenario()");
+    }
     return build == Build::kLegacy ? legacy::run_scenario(scenario, config)
                                    : per_thread::run_scenario(scenario, config);
 }

@@ -68,7 +68,7 @@ struct KernelRecord {
 /// Threads per block of every worker kernel (each kernel is one block).
 inline constexpr unsigned kWorkerThreads = 128;
 /// Number of scenarios (1..kScenarioCount).
-inline constexpr int kScenarioCount = 5;
+inline constexpr int kScenarioCount = 8;
 
 /// What the scenarios launch.
 struct ScenarioConfig {
@@ -79,6 +79,12 @@ struct ScenarioConfig {
     double probe_us = 2000.0;  ///< how long each kernel of scenario 5 spins (microseconds)
     int device = 0;            ///< the device the host threads of scenario 4 select
     std::uint32_t salt = 1;    ///< mixed into every output value, so that runs differ
+    int graph_kernels = 1000;  ///< kernels of scenario 6's chain (and, split, of its fork-join)
+    int graph_branches = 4;    ///< branches of scenario 6's fork-join
+    std::uint64_t copy_max_bytes = std::uint64_t{64} << 20;  ///< largest copy of scenario 7
+    std::uint64_t pipeline_n = std::uint64_t{1} << 22;       ///< elements of scenario 8's vector
+    std::vector<int> pipeline_chunks = {1, 2, 4, 8, 16};     ///< the K values of scenario 8
+    std::uint32_t pipeline_rounds = 0;  ///< steps per element of scenario 8's kernel; 0: calibrate
 };
 
 /// One run of one scenario.

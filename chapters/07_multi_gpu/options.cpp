@@ -62,16 +62,8 @@ void Options::validate() const {
     message_bytes();
 }
 
-std::string Options::output_path(const std::string& path, const std::string& section) const {
-    if (path.empty() || sections.size() == 1) {
-        return path;
-    }
-    const std::size_t dot = path.find_last_of('.');
-    const std::size_t slash = path.find_last_of('/');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-        return path + "_" + section;
-    }
-    return path.substr(0, dot) + "_" + section + path.substr(dot);
+ct::CommonOptions Options::files_for(const std::string& section) const {
+    return sections.size() == 1 ? common : common.with_file_suffix("_" + section);
 }
 
 void add_options(CLI::App& app, Options& o) {

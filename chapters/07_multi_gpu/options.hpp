@@ -42,9 +42,9 @@ struct Options {
     std::vector<std::uint64_t> message_bytes() const;
     /// Checks everything that needs no GPU (UsageError).
     void validate() const;
-    /// The --json/--csv path for `section`: the path itself when one section runs, else the
-    /// section's name inserted before the extension (out.json -> out_reduction.json).
-    std::string output_path(const std::string& path, const std::string& section) const;
+    /// The output files of `section`: --csv/--json/--markdown as given when one section runs,
+    /// else with "_<section>" before the extension ("out.json" -> "out_sharded.json").
+    cudatutorial::CommonOptions files_for(const std::string& section) const;
 };
 
 /// Sets NCCL_NVLS_ENABLE=0 unless the environment already sets it (README: why).

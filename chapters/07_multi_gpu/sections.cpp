@@ -70,12 +70,8 @@ void finish(const ct::ResultTable& table, const std::vector<std::string>& notes,
     for (const std::string& note : notes) {
         noted.add_note(note);
     }
-    ct::record_clocks(noted.info());
-    noted.print(std::cout);
+    ct::finish_table(noted, o.files_for(section));  // the verdict is the caller's
     std::cout << "\n";
-    noted.write_files(o.output_path(o.common.csv_path, section),
-                      o.output_path(o.common.json_path, section),
-                      o.output_path(o.common.markdown_path, section));
 }
 
 // Topology: which pairs can reach each other, then measured copies between GPU 0 and the others.

@@ -22,7 +22,7 @@ TEST(HistogramCli, BadOptionsExitWithTwoAndAMessage) {
                                           "--input " + dir + "/CMakeLists.txt --dist uniform",
                                           "--input " + dir + "/CMakeLists.txt --n 100",
                                           "--n -1",
-                                          "--n 2^33",
+                                          "--n 2^64",
                                           "--n lots",
                                           "--block 100",
                                           "--block 0",

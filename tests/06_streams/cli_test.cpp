@@ -9,7 +9,7 @@ using cudatutorial::testing::run_process;
 
 TEST(StreamsCli, BadOptionsExitWithTwoAndAMessage) {
     for (const char* args :
-         {"--no-such-option", "--scenario 0", "--scenario 6", "--scenario 1,x", "--streams 1",
+         {"--no-such-option", "--scenario 0", "--scenario 99", "--scenario 1,x", "--streams 1",
           "--streams 65", "--kernel-us 0", "--n 0", "--n 2Mi", "--n -5", "--build nope",
           "--probe-kernels 0", "--probe-us 0", "--width 5", "--flush-l2", "--device -1"}) {
         SCOPED_TRACE(args);

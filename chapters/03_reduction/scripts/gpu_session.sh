@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How the chapter's GPU results were produced (one session on the lent H100):
 #  1. build the reduction targets;
-#  2. the tuning sweep of the beyond-the-book stages, and pick_tuned_constants.py rewrites
-#     stages/tuned_constants.hpp with the winner (then rebuild);
+#  2. (no separate sweep any more: stages 10-12 tune themselves in every run, see
+#     adaptive_vectorized.hpp, and the run's header says what they chose);
 #  3. tests, the executable at 2^25 and 2^28 (JSON/CSV) and at other block sizes;
 #  4. racecheck on the historical and the correct stage 5, Nsight Compute metrics of stages 1-3
 #     and 7-10, SASS instruction counts, and the sanitizer on the GPU tests.
@@ -16,20 +16,11 @@ if ! cmake --preset default -B "$build" >"$out/configure.txt" 2>&1; then
   tail -20 "$out/configure.txt"; exit 3
 fi
 rm -f "$out/configure.txt"
-targets="reduction reduction_cpu_test reduction_gpu_test"
+targets="reduction reduction_cpu_test reduction_gpu_test reduction_adaptive_cpu_test reduction_adaptive_gpu_test"
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | tail -3 || exit 3
 bin="$build/bin/reduction"
 gpu_test="$build/tests/reduction_gpu_test"
-
-if [ -z "${SKIP_SWEEP:-}" ]; then
-  "$gpu_test" --gtest_filter='ReductionTuning.*' --gtest_also_run_disabled_tests >"$out/sweep.log" 2>&1
-  python3 "$here/scripts/pick_tuned_constants.py" "$out/sweep.log" \
-    "$here/stages/tuned_constants.hpp" | tee "$out/run.log"
-  # shellcheck disable=SC2086
-  cmake --build "$build" -j"$(nproc)" --target $targets 2>&1 | tail -1
-fi
-{ echo "### tuned_constants.hpp used below"; grep "inline constexpr" "$here/stages/tuned_constants.hpp"; } | tee -a "$out/run.log"
 
 ctest --test-dir "$build" -R 'Reduction' --output-on-failure >"$out/test.log" 2>&1
 tail -4 "$out/test.log"

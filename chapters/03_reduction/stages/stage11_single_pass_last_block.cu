@@ -25,12 +25,12 @@
 namespace reduction::detail {
 namespace {
 
-template <int kBlock>
-__global__ void __launch_bounds__(kBlock)
+template <int kBlock, int kVariant>
+__global__ void __launch_bounds__(kBlock, (kMinBlocksFor<kBlock, kVariant>))
     reduce_single_pass_last_block(const int* __restrict__ in, int* __restrict__ out, std::size_t n,
                                   int* __restrict__ partials, unsigned int* counter) {
     __shared__ bool is_last_block;
-    Sum sum = block_sum<kBlock>(thread_sum_stage<kBlock>(in, n));
+    Sum sum = block_sum<kBlock>(thread_sum_vectorized<kBlock, kVariant>(in, n));
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = as_int(sum);
         cuda::atomic_ref<unsigned int, cuda::thread_scope_device> tickets(*counter);
@@ -57,20 +57,33 @@ __global__ void __launch_bounds__(kBlock)
 }  // namespace
 
 void launch_single_pass_last_block(const KernelArgs& a) {
-    const bool launched = dispatch_block_size(VectorizedBlocks{}, a.block, [&](auto block) {
-        reduce_single_pass_last_block<block()>
-            <<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n, a.partials, a.counter);
+    bool launched = false;
+    const bool known = dispatch_variant(a.variant, [&](auto variant) {
+        launched = dispatch_block_size(VectorizedBlocks{}, a.block, [&](auto block) {
+            reduce_single_pass_last_block<block(), decltype(variant)::value>
+                <<<a.grid, block(), 0, a.stream>>>(a.in, a.out, a.n, a.partials, a.counter);
+        });
     });
+    if (!known) {
+        unsupported_variant("single_pass_last_block", a.variant);
+    }
     if (!launched) {
         unsupported_block_size("single_pass_last_block", a.block);
     }
     CT_CHECK_LAUNCH();
 }
 
-int single_pass_last_block_blocks_per_sm(int block) {
-    return stage_blocks_per_sm(vectorized_occupancy(
-        block, [](auto b) { return reduce_single_pass_last_block<b()>; },
-        "single_pass_last_block"));
+int single_pass_last_block_blocks_per_sm(int block, int variant) {
+    int resident = 0;
+    const bool known = dispatch_variant(variant, [&](auto v) {
+        resident = vectorized_occupancy(
+            block, [](auto b) { return reduce_single_pass_last_block<b(), decltype(v)::value>; },
+            "single_pass_last_block");
+    });
+    if (!known) {
+        unsupported_variant("single_pass_last_block", variant);
+    }
+    return resident;
 }
 
 }  // namespace reduction::detail

@@ -17,10 +17,10 @@
 namespace reduction::detail {
 namespace {
 
-template <int kBlock>
-__global__ void __launch_bounds__(kBlock)
+template <int kBlock, int kVariant>
+__global__ void __launch_bounds__(kBlock, (kMinBlocksFor<kBlock, kVariant>))
     reduce_single_pass_atomic(const int* __restrict__ in, int* __restrict__ out, std::size_t n) {
-    const Sum sum = block_sum<kBlock>(thread_sum_stage<kBlock>(in, n));
+    const Sum sum = block_sum<kBlock>(thread_sum_vectorized<kBlock, kVariant>(in, n));
     if (threadIdx.x == 0) {
         atomicAdd(reinterpret_cast<unsigned int*>(out), sum);  // wraps modulo 2^32
     }
@@ -30,13 +30,27 @@ __global__ void __launch_bounds__(kBlock)
 
 void launch_single_pass_atomic(const KernelArgs& a) {
     CT_CHECK(cudaMemsetAsync(a.out, 0, sizeof(int), a.stream));
-    launch_for_block_size(VectorizedBlocks{}, "single_pass_atomic", a,
-                          [](auto block) { return reduce_single_pass_atomic<block()>; });
+    const bool known = dispatch_variant(a.variant, [&](auto variant) {
+        launch_for_block_size(VectorizedBlocks{}, "single_pass_atomic", a, [](auto block) {
+            return reduce_single_pass_atomic<block(), decltype(variant)::value>;
+        });
+    });
+    if (!known) {
+        unsupported_variant("single_pass_atomic", a.variant);
+    }
 }
 
-int single_pass_atomic_blocks_per_sm(int block) {
-    return stage_blocks_per_sm(vectorized_occupancy(
-        block, [](auto b) { return reduce_single_pass_atomic<b()>; }, "single_pass_atomic"));
+int single_pass_atomic_blocks_per_sm(int block, int variant) {
+    int resident = 0;
+    const bool known = dispatch_variant(variant, [&](auto v) {
+        resident = vectorized_occupancy(
+            block, [](auto b) { return reduce_single_pass_atomic<b(), decltype(v)::value>; },
+            "single_pass_atomic");
+    });
+    if (!known) {
+        unsupported_variant("single_pass_atomic", variant);
+    }
+    return resident;
 }
 
 }  // namespace reduction::detail

@@ -24,6 +24,7 @@ struct KernelArgs {
     cudaStream_t stream = nullptr;    ///< where to launch
     int* partials = nullptr;          ///< single-pass stages: one slot per block
     unsigned int* counter = nullptr;  ///< last-block stage: blocks finished (0 between launches)
+    int variant = 1;  ///< stages 10-12: index into kVectorizedVariants (adaptive_vectorized.hpp)
 };
 
 /// Throws std::invalid_argument when a stage is asked for a block size its dispatch list does not
@@ -50,21 +51,11 @@ void launch_single_pass_atomic(const KernelArgs& args);         // stage 12
 int grid_stride_blocks_per_sm(int block);
 int cooperative_groups_tile_blocks_per_sm(int block);
 int warp_shuffle_blocks_per_sm(int block);
-int vectorized_loads_blocks_per_sm(int block);
-int single_pass_last_block_blocks_per_sm(int block);
-int single_pass_atomic_blocks_per_sm(int block);
-
-/// Elements per thread per loop iteration of the 16-byte-load stages (4 ints x loads in flight).
-int vectorized_elements_per_iteration();
-
-/// The tuning sweep behind the constants of stages 10-12 (tuned_constants.hpp; used by the
-/// disabled tuning test): stage 10's two-pass kernel with `loads_in_flight` int4 loads per
-/// iteration (1, 2, 4 or 8), a load `policy` (0: plain const __restrict__ load, 2: ld.global.nc
-/// with the L2::256B prefetch hint) and a `layout` (0: thread-strided, 1: block tiles). Returns
-/// false for an unsupported combination (nothing launched).
-bool launch_vectorized_variant(const KernelArgs& args, int loads_in_flight, int policy, int layout);
-/// Resident blocks per SM of that variant (0 for an unsupported combination).
-int vectorized_variant_blocks_per_sm(int block, int loads_in_flight, int policy, int layout);
+// Stages 10-12: of the instantiation for candidate `variant` (adaptive_vectorized.hpp). The
+// launchers below take the candidate from KernelArgs::variant.
+int vectorized_loads_blocks_per_sm(int block, int variant);
+int single_pass_last_block_blocks_per_sm(int block, int variant);
+int single_pass_atomic_blocks_per_sm(int block, int variant);
 
 // CUB's DeviceReduce::Sum (cub_baseline.cu).
 std::size_t cub_temp_storage_bytes(std::size_t n);

@@ -1,8 +1,10 @@
 // Internal to reduction_kernels: the device code the beyond-the-book stages (10-12) share.
-//  - load16<policy>: one 16-byte load, in one of three flavours (the tuning sweeps compared them);
-//  - thread_sum_vectorized: a grid-stride walk over the input with int4 loads, several in
-//    flight per thread, plus the scalar head/tail that 16-byte alignment leaves;
-//  - block_sum: a block reduction made of warp reductions (cg::reduce) - no shared-memory tree.
+//  - load16<policy>: one 16-byte load, plain or with the L2 prefetch hint;
+//  - thread_sum_vectorized<block, variant>: this thread's share of the input with int4 loads,
+//    several in flight per thread, in the layout of candidate `variant` (adaptive_vectorized.hpp),
+//    plus the scalar head/tail that 16-byte alignment leaves;
+//  - block_sum: a block reduction made of warp reductions (cg::reduce) - no shared-memory tree;
+//  - dispatch_variant: from a run-time candidate index to its compiled instantiation.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -10,9 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
+#include "adaptive_vectorized.hpp"
 #include "device_helpers.cuh"
-#include "tuned_constants.hpp"
 #include "vector_split.hpp"
 
 namespace reduction::detail {
@@ -23,56 +26,52 @@ namespace cg = cooperative_groups;
 using VectorizedBlocks = BlockSizes<32, 64, 128, 256, 512, 1024>;
 static_assert(VectorizedBlocks::kMin == kMinBlock && VectorizedBlocks::kMax == kMaxBlock);
 
-/// How a 16-byte load is issued.
-enum class LoadPolicy : int {
-    kPlain = 0,      ///< `*p` through a const __restrict__ pointer (the read-only data path)
-    kStreaming = 1,  ///< __ldcs: "evict first", the data is used once
-    kPrefetchL2 = 2  ///< ld.global.nc.L1::no_allocate.L2::256B: ask L2 to fetch 256-byte blocks
-                     ///< (sm_80 and newer; sm_75 falls back to __ldg)
-};
-
-template <LoadPolicy kPolicy>
+/// The int4 at p + kOffset. The offset is a template argument so that the hinted load's inline
+/// assembly can name it as an immediate ([p+offset]): with a run-time address per load, the
+/// eight loads of an 8-load candidate would each hold a 64-bit address in registers, and at
+/// 1024 threads per block (64 registers each) ptxas would spill.
+template <LoadPolicy kPolicy, int kOffset>
 __device__ __forceinline__ int4 load16(const int4* __restrict__ p) {
     if constexpr (kPolicy == LoadPolicy::kPlain) {
-        return *p;
-    } else if constexpr (kPolicy == LoadPolicy::kStreaming) {
-        return __ldcs(p);
+        return p[kOffset];
     } else {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
         // The L2::256B prefetch size needs sm_80 (ptxas rejects it for sm_75): Turing takes the
         // plain read-only path instead.
-        return __ldg(p);
+        return __ldg(p + kOffset);
 #else
         int4 v;
-        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+        asm("ld.global.nc.L1::no_allocate.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4+%5];"
             : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(p));
+            : "l"(p), "n"(kOffset * 16));
         return v;
 #endif
     }
+}
+
+/// x[k] = the int4 at p + k * kSpacing for every k: all the loads of a tile, issued back to back.
+template <LoadPolicy kPolicy, int kSpacing, int... kK>
+__device__ __forceinline__ void load_tile(int4 (&x)[sizeof...(kK)], const int4* __restrict__ p,
+                                          std::integer_sequence<int, kK...>) {
+    ((x[kK] = load16<kPolicy, kK * kSpacing>(p)), ...);
 }
 
 __device__ __forceinline__ Sum add4(int4 v) {
     return as_sum(v.x) + as_sum(v.y) + as_sum(v.z) + as_sum(v.w);
 }
 
-/// How the int4 vectors are dealt out to the threads of the grid (T threads, B per block, L
-/// loads in flight per thread, G blocks):
-///  - kThreadStride: thread t loads vectors t, t + T, ..., t + (L-1)T, then adds L*T. Each
-///    block reads L separate runs of B vectors (B * 16 bytes each) per iteration.
-///  - kBlockTiles: block b owns tiles of L*B consecutive vectors (b, b + G, b + 2G, ...);
-///    thread t loads t, t + B, ..., t + (L-1)B of its block's tile. Each block reads one run of
-///    L * B * 16 bytes per iteration (16 KiB for B = 256, L = 4).
-enum class Layout : int { kThreadStride = 0, kBlockTiles = 1 };
-
-/// This thread's share of in[0, n): a grid-stride walk over int4 vectors, kLoads independent
-/// 16-byte loads issued before any of them is added (so kLoads requests are in flight per
-/// thread). The first threads of the grid also take the (at most 3 + 3) scalar head and tail.
-template <int kBlock, int kLoads, LoadPolicy kPolicy, Layout kLayout>
+/// This thread's share of in[0, n) for candidate kVariant: the int4 vectors are cut into tiles of
+/// kLoads * kBlock; a block takes its tiles in the candidate's layout, and each thread issues its
+/// kLoads 16-byte loads of a tile (vectors t, t + B, ..., a warp reading 512 adjacent bytes per
+/// load) before it adds any of them, so kLoads requests are in flight per thread. The first
+/// threads of the grid also take the (at most 3 + 3) scalar head and tail.
+template <int kBlock, int kVariant>
 __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in, std::size_t n) {
+    constexpr VectorizedVariant kV = kVectorizedVariants[kVariant];
+    constexpr int kLoads = kV.loads;
+    constexpr std::size_t kTile = static_cast<std::size_t>(kLoads) * kBlock;
     const VectorSplitParts parts = split_vectors(reinterpret_cast<std::uintptr_t>(in), n);
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
-    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * kBlock;
 
     Sum sum = 0;
     if (thread < parts.head) {
@@ -84,29 +83,33 @@ __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in,
     }
 
     const int4* __restrict__ body = reinterpret_cast<const int4*>(in + parts.head);
-    // Distance between a thread's loads within one iteration, and from one iteration to the next.
-    constexpr bool kTiles = kLayout == Layout::kBlockTiles;
-    const std::size_t spacing = kTiles ? kBlock : threads;
-    const std::size_t step = kLoads * threads;
-    std::size_t v =
-        kTiles ? static_cast<std::size_t>(blockIdx.x) * (kLoads * kBlock) + threadIdx.x : thread;
-    for (; v + (kLoads - 1) * spacing < parts.vectors; v += step) {
-        int4 x[kLoads];
-#pragma unroll
-        for (int k = 0; k < kLoads; ++k) {
-            x[k] = load16<kPolicy>(body + v + k * spacing);  // all loads first ...
-        }
-#pragma unroll
-        for (int k = 0; k < kLoads; ++k) {
-            sum += add4(x[k]);  // ... then the adds
-        }
+    const std::size_t tiles = (parts.vectors + kTile - 1) / kTile;
+    std::size_t tile = blockIdx.x;
+    std::size_t end = tiles;
+    std::size_t stride = gridDim.x;
+    if constexpr (kV.layout == Layout::kBlockSegments) {
+        const std::size_t per_block = (tiles + gridDim.x - 1) / gridDim.x;
+        tile = blockIdx.x * per_block;
+        end = tile + per_block < tiles ? tile + per_block : tiles;
+        stride = 1;
     }
-    // The last, partial iteration: later iterations start even further out, so only this one
-    // can still hold vectors for this thread.
+    for (; tile < end; tile += stride) {
+        const std::size_t v = tile * kTile + threadIdx.x;
+        if (tile * kTile + kTile <= parts.vectors) {
+            int4 x[kLoads];
+            load_tile<kV.policy, kBlock>(x, body + v,
+                                         std::make_integer_sequence<int, kLoads>{});  // loads ...
 #pragma unroll
-    for (int k = 0; k < kLoads; ++k) {
-        if (v + k * spacing < parts.vectors) {
-            sum += add4(load16<kPolicy>(body + v + k * spacing));
+            for (int k = 0; k < kLoads; ++k) {
+                sum += add4(x[k]);  // ... then the adds
+            }
+        } else {  // the last, partial tile
+#pragma unroll
+            for (int k = 0; k < kLoads; ++k) {
+                if (v + k * kBlock < parts.vectors) {
+                    sum += add4(load16<kV.policy, 0>(body + v + k * kBlock));
+                }
+            }
         }
     }
     return sum;
@@ -134,30 +137,33 @@ __device__ __forceinline__ Sum block_sum(Sum v) {
     return v;
 }
 
-/// What stages 10-12 use (see tuned_constants.hpp: chosen by the tuning sweep).
-inline constexpr int kStageLoadsInFlight = tuned::kLoadsInFlight;
-inline constexpr LoadPolicy kStageLoadPolicy = static_cast<LoadPolicy>(tuned::kLoadPolicy);
-inline constexpr Layout kStageLayout = static_cast<Layout>(tuned::kLayout);
-static_assert(kStageLoadsInFlight >= 1 && kStageLoadsInFlight <= 8);
-static_assert(tuned::kOccupancyDivisor >= 1);
+/// The second __launch_bounds__ argument of the stage kernels: 0 (no request) except for the
+/// 8-load candidates at 1024 threads, where ptxas would otherwise squeeze the kernel into 32
+/// registers (two resident blocks) and spill; with 1 it takes 54 and one block stays resident.
+template <int kBlock, int kVariant>
+inline constexpr int kMinBlocksFor =
+    kBlock == 1024 && kVectorizedVariants[kVariant].loads >= 8 ? 1 : 0;
 
-/// This thread's share of in[0, n) with the stage constants.
-template <int kBlock>
-__device__ __forceinline__ Sum thread_sum_stage(const int* __restrict__ in, std::size_t n) {
-    return thread_sum_vectorized<kBlock, kStageLoadsInFlight, kStageLoadPolicy, kStageLayout>(in,
-                                                                                              n);
+/// Calls `call(std::integral_constant<int, V>{})` for the candidate V == `variant`; false when
+/// `variant` is not a candidate index. Every candidate is compiled, whichever a run picks.
+template <typename Call, int... kIndices>
+bool dispatch_variant_in(int variant, Call&& call, std::integer_sequence<int, kIndices...>) {
+    return ((variant == kIndices ? (call(std::integral_constant<int, kIndices>{}), true) : false) ||
+            ...);
 }
+template <typename Call>
+bool dispatch_variant(int variant, Call&& call) {
+    return dispatch_variant_in(variant, call,
+                               std::make_integer_sequence<int, kVectorizedVariantCount>{});
+}
+
+/// Throws std::invalid_argument for a candidate index outside kVectorizedVariants.
+[[noreturn]] void unsupported_variant(const char* stage, int variant);
 
 /// Resident blocks per SM for `kernel<kBlock>` instantiated over VectorizedBlocks.
 template <typename KernelFor>
 int vectorized_occupancy(int block, KernelFor&& kernel_for, const char* stage) {
     return blocks_per_sm_for_block_size(VectorizedBlocks{}, stage, block, kernel_for);
-}
-
-/// Blocks per SM the beyond-the-book stages launch: the resident maximum divided by the tuned
-/// divisor (with more loads in flight per thread, fewer resident warps can keep DRAM busy).
-inline int stage_blocks_per_sm(int resident) {
-    return resident >= 1 ? std::max(1, resident / tuned::kOccupancyDivisor) : resident;
 }
 
 }  // namespace reduction::detail

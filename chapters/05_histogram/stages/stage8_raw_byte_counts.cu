@@ -12,6 +12,19 @@
 // bytes needs two (extract the byte, form the address) besides the atomic. Prediction: letters as
 // fast as bytes (about 0.10 ms at 2^28), bytes unchanged from stage 7 (for --bins bytes the two
 // stages do the same work).
+//
+// Adaptive: the kernel above is candidate 0 of a few (../adaptive_counts.hpp). With at most 8
+// bins a thread can keep its counts in registers (../adaptive_register_counts.cuh) and needs no
+// atomic per byte, which is what binds on an H200; the next loads can be issued before the
+// current bytes are counted (pipelined). Which candidate runs is derived from the device's
+// figures and the binning, or measured by a short tuning pass that the executable runs and
+// reports in its header.
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "adaptive_counts.hpp"
+#include "adaptive_register_counts.cuh"
 #include "device_common.cuh"
 
 namespace histogram {
@@ -20,7 +33,6 @@ namespace {
 
 constexpr int kCopies = detail::kLaneCopies;  // one per lane of a warp (= shared-memory banks)
 constexpr int kValues = 256;                  // one counter per byte value
-constexpr int kVectorsPerThread = 4;
 
 // Counts every byte, whatever the binning: the binning only appears in the merge.
 struct EveryByte {
@@ -28,9 +40,10 @@ struct EveryByte {
     __device__ unsigned bin(unsigned c) const { return c; }
 };
 
-template <typename Bins>
-__global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, std::size_t n,
-                                       unsigned int* histo, Bins bins) {
+template <int kLoads, bool kPipelined, typename Bins>
+__global__ void __launch_bounds__(1024)
+    raw_byte_counts_kernel(const unsigned char* __restrict__ input, std::size_t n,
+                           unsigned int* histo, Bins bins) {
     __shared__ unsigned int copies_s[kValues * kCopies];  // 32 KiB: [byte value][lane]
     for (int i = threadIdx.x; i < kValues * kCopies; i += blockDim.x) {
         copies_s[i] = 0;
@@ -41,7 +54,17 @@ __global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, 
     unsigned int* const mine = copies_s + lane;
     const auto count = [&](unsigned value) { atomicAdd(&mine[value * kCopies], 1u); };
     const EveryByte every_byte;
-    detail::count_input_coarsened<kVectorsPerThread>(input, n, every_byte, count);
+    if constexpr (kPipelined) {
+        const detail::VectorSplit split = detail::split_for_vectors(input, n);
+        detail::stream_vectors_pipelined<kLoads>(
+            reinterpret_cast<const uint4*>(input + split.head), split.vectors,
+            [&](const uint4& v) { detail::count_vector(v, every_byte, count); });
+        const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+        const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+        detail::count_leftovers(input, n, split, thread, threads, every_byte, count);
+    } else {
+        detail::count_input_coarsened<kLoads>(input, n, every_byte, count);
+    }
     __syncthreads();
 
     // The binning, once per byte value per block: letters add 26 of the 256 totals to their
@@ -57,23 +80,64 @@ __global__ void raw_byte_counts_kernel(const unsigned char* __restrict__ input, 
     }
 }
 
+/// Launches candidate kIndex of adaptive::kRawCountVariants (the host has checked that it applies).
+template <int kIndex>
+void launch_candidate(const StageArgs& args, std::size_t vectors, cudaStream_t stream,
+                      LaunchShape& shape) {
+    using adaptive::Counters;
+    constexpr int kLoads = adaptive::kRawCountVariants[kIndex].loads;
+    const std::size_t tiles_of_one_thread = (vectors + kLoads - 1) / kLoads;
+    detail::with_bins(args.binning, [&](auto bins) {
+        using Bins = decltype(bins);
+        constexpr adaptive::RawCountVariant kV = adaptive::kRawCountVariants[kIndex];
+        if constexpr (kV.counters == Counters::kSharedAtomics) {
+            const auto kernel = raw_byte_counts_kernel<kV.loads, kV.pipelined, Bins>;
+            shape.grid =
+                detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
+            kernel<<<shape.grid, args.block, 0, stream>>>(args.input, args.n, args.histogram, bins);
+        } else if constexpr (std::is_same_v<Bins, detail::LetterBins>) {
+            const auto kernel = detail::register_nibble_counts_kernel<kV.loads, Bins>;
+            shape.grid =
+                detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
+            kernel<<<shape.grid, args.block, 0, stream>>>(args.input, args.n, args.histogram,
+                                                          args.binning.bins(), bins);
+        }
+    });
+}
+
+/// Calls launch_candidate<V> for V == variant: every candidate is compiled.
+template <int... kIndices>
+void launch_candidate_in(int variant, const StageArgs& args, std::size_t vectors,
+                         cudaStream_t stream, LaunchShape& shape,
+                         std::integer_sequence<int, kIndices...>) {
+    ((variant == kIndices ? launch_candidate<kIndices>(args, vectors, stream, shape) : void()),
+     ...);
+}
+
 }  // namespace
 
-LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
+LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int variant,
+                                                     cudaStream_t stream) {
+    if (!variant_applies(variant, args.binning)) {
+        throw std::invalid_argument("stage 8: candidate " + std::to_string(variant) + " (" +
+                                    describe_variant(variant) + ") cannot count " +
+                                    args.binning.describe());
+    }
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
     if (args.n == 0) {
         return shape;
     }
     const std::size_t vectors = detail::split_for_vectors(args.input, args.n).vectors;
-    const std::size_t tiles_of_one_thread = (vectors + kVectorsPerThread - 1) / kVectorsPerThread;
-    detail::with_bins(args.binning, [&](auto bins) {
-        const auto kernel = raw_byte_counts_kernel<decltype(bins)>;
-        shape.grid = detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
-        kernel<<<shape.grid, args.block, 0, stream>>>(args.input, args.n, args.histogram, bins);
-        CT_CHECK_LAUNCH();
-    });
+    launch_candidate_in(variant, args, vectors, stream, shape,
+                        std::make_integer_sequence<int, adaptive::kRawCountVariantCount>{});
+    CT_CHECK_LAUNCH();
     return shape;
+}
+
+LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
+    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_choice(args).variant,
+                                                    stream);
 }
 
 }  // namespace histogram

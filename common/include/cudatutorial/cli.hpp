@@ -34,6 +34,9 @@ struct CommonOptions {
     BenchmarkConfig benchmark_config() const;
     /// "median of 20 after 3 warm-up runs" (", L2 flushed" with --flush-l2), for table headers.
     std::string timing_description() const;
+    /// The same options with `suffix` before each output file's extension, for a program that
+    /// writes a second table: "out.json" -> "out_scaling.json" (an empty path stays empty).
+    CommonOptions with_file_suffix(const std::string& suffix) const;
 };
 
 /// Whether a chapter offers --flush-l2 (a chapter whose kernels barely touch memory does not).
@@ -81,8 +84,7 @@ void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
 /// in `table`'s run information, prints `table`, writes the CSV/JSON/Markdown files
 /// `options` ask for, and returns the exit code: kSuccess when every row passed (labelled bug
 /// demonstrations aside) and `other_checks_passed`, else kVerificationFailed.
-int finish_table(ResultTable& table, const CommonOptions& options,
-                 bool other_checks_passed = true);
+int finish_table(ResultTable& table, const CommonOptions& options, bool other_checks_passed = true);
 
 /// Runs `body`, turning exceptions into a message on stderr and the documented exit code:
 /// UsageError -> 2, CudaError/NoDeviceError -> 3, anything else -> 3 ("internal error").

@@ -25,6 +25,30 @@ std::string CommonOptions::timing_description() const {
            " warm-up runs" + (flush_l2 ? ", L2 flushed" : "");
 }
 
+namespace {
+
+std::string path_with_suffix(const std::string& path, const std::string& suffix) {
+    if (path.empty()) {
+        return path;
+    }
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+        return path + suffix;
+    }
+    return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+}  // namespace
+
+CommonOptions CommonOptions::with_file_suffix(const std::string& suffix) const {
+    CommonOptions copy = *this;
+    copy.csv_path = path_with_suffix(csv_path, suffix);
+    copy.json_path = path_with_suffix(json_path, suffix);
+    copy.markdown_path = path_with_suffix(markdown_path, suffix);
+    return copy;
+}
+
 void add_common_options(CLI::App& app, CommonOptions& options, L2FlushOption l2_flush) {
     // --help prints groups in the order of their first option; -h (added by CLI11 itself) opens
     // the chapter's group, so this one always comes last.

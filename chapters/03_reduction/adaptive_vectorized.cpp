@@ -1,0 +1,241 @@
+// How stages 10-12 pick their candidate for the GPU they run on: the derivation from the device's
+// figures (pure arithmetic, tested on the CPU) and the tuning pass (adaptive_vectorized.hpp).
+#include "adaptive_vectorized.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "reduction.hpp"
+#include "stages/stage_launchers.hpp"
+
+namespace reduction {
+
+namespace detail {
+
+std::string describe_variant(int variant) {
+    if (variant < 0 || variant >= kVectorizedVariantCount) {
+        return "unknown candidate " + std::to_string(variant);
+    }
+    const VectorizedVariant& v = kVectorizedVariants[variant];
+    return std::to_string(v.loads) + " x int4 " +
+           (v.policy == LoadPolicy::kPrefetchL2 ? "L2::256B" : "plain") + " " +
+           (v.layout == Layout::kBlockTiles ? "tiles" : "segments");
+}
+
+void unsupported_variant(const char* stage, int variant) {
+    throw std::invalid_argument(std::string("stage ") + stage + " has no candidate " +
+                                std::to_string(variant) + " (0 to " +
+                                std::to_string(kVectorizedVariantCount - 1) + ")");
+}
+
+}  // namespace detail
+
+namespace adaptive {
+namespace {
+
+using detail::kVectorizedVariantCount;
+using detail::kVectorizedVariants;
+
+constexpr int kVectorBytes = 16;
+
+std::string fixed(double value, int digits) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+std::string kib(double bytes) {
+    return fixed(bytes / 1024.0, 1) + " KiB";
+}
+
+/// The choices made in this process, per (device, block, tuning size).
+struct ChoiceCache {
+    std::mutex mutex;
+    std::map<std::tuple<int, int, std::size_t>, VectorizedChoice> tuned;
+};
+
+ChoiceCache& cache() {
+    static ChoiceCache instance;
+    return instance;
+}
+
+DeviceFigures figures_of_current_device(int device) {
+    DeviceFigures f;
+    int clock_khz = 0;
+    int bus_bits = 0;
+    CT_CHECK(cudaDeviceGetAttribute(&f.cc_major, cudaDevAttrComputeCapabilityMajor, device));
+    CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                    device));
+    CT_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
+    CT_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    f.bandwidth_gbs = cudatutorial::theoretical_bandwidth_gbs(clock_khz, bus_bits);
+    return f;
+}
+
+std::string candidate_label(int variant, int divisor) {
+    return detail::describe_variant(variant) +
+           (divisor > 1 ? ", resident/" + std::to_string(divisor) : std::string());
+}
+
+}  // namespace
+
+double bytes_in_flight_needed_per_sm(const DeviceFigures& device) {
+    // GB/s is bytes per ns: ns x bytes/ns = bytes, for the whole GPU.
+    return device.bandwidth_gbs * kAssumedLatencyNs / std::max(1, device.sm_count);
+}
+
+VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block,
+                                          int resident_blocks_per_sm) {
+    const double needed = bytes_in_flight_needed_per_sm(device);
+    const double threads = static_cast<double>(block) * std::max(1, resident_blocks_per_sm);
+    const bool hint = device.cc_major >= 8;  // L2::256B needs sm_80
+    const detail::LoadPolicy policy =
+        hint ? detail::LoadPolicy::kPrefetchL2 : detail::LoadPolicy::kPlain;
+    int chosen = -1;
+    int most_loads = -1;
+    for (int v = 0; v < kVectorizedVariantCount; ++v) {
+        const detail::VectorizedVariant& c = kVectorizedVariants[v];
+        if (c.layout != detail::Layout::kBlockTiles || c.policy != policy) {
+            continue;
+        }
+        if (most_loads < 0 || c.loads > kVectorizedVariants[most_loads].loads) {
+            most_loads = v;
+        }
+        const bool enough = threads * c.loads * kVectorBytes >= kInFlightMargin * needed;
+        if (enough && (chosen < 0 || c.loads < kVectorizedVariants[chosen].loads)) {
+            chosen = v;
+        }
+    }
+    if (chosen < 0) {
+        chosen = most_loads;  // none is enough: as many bytes in flight as the candidates offer
+    }
+    VectorizedChoice choice;
+    choice.variant = chosen;
+    choice.occupancy_divisor = 1;
+    choice.tuned = false;
+    const double provided = threads * kVectorizedVariants[chosen].loads * kVectorBytes;
+    choice.why = "derived: " + fixed(kAssumedLatencyNs, 0) + " ns x " +
+                 fixed(device.bandwidth_gbs, 0) + " GB/s / " + std::to_string(device.sm_count) +
+                 " SMs = " + kib(needed) + " in flight per SM (x" + fixed(kInFlightMargin, 0) +
+                 " margin: " + kib(kInFlightMargin * needed) + "); " + fixed(threads, 0) +
+                 " resident threads x " + std::to_string(kVectorizedVariants[chosen].loads) +
+                 " loads x 16 B = " + kib(provided) +
+                 (hint ? "" : "; no L2::256B hint before sm_80");
+    return choice;
+}
+
+std::size_t tuning_size(std::size_t n) {
+    return std::min(n, std::size_t{1} << 27);
+}
+
+TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repetitions) {
+    validate_configuration("12", std::max<std::size_t>(n, 1), block);
+    int device = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    const DeviceFigures figures = figures_of_current_device(device);
+    TuningResult result;
+    result.tuned_n = tuning_size(n);
+    result.derived = derive_vectorized_choice(figures, block,
+                                              detail::single_pass_atomic_blocks_per_sm(block, 1));
+
+    cudatutorial::DeviceBuffer<int> d_sum(1);
+    cudatutorial::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = std::max(1, repetitions);
+    bool have_reference = false;
+    int reference = 0;
+    for (int v = 0; v < kVectorizedVariantCount; ++v) {
+        const int resident = detail::single_pass_atomic_blocks_per_sm(block, v);
+        for (const int divisor : {1, 2}) {
+            if (resident < divisor) {
+                continue;
+            }
+            const std::size_t grid = config::grid_stride_blocks(
+                result.tuned_n, block, 16, figures.sm_count, resident / divisor);
+            detail::KernelArgs args;
+            args.in = d_in;
+            args.out = d_sum.data();
+            args.n = result.tuned_n;
+            args.grid = static_cast<unsigned int>(std::min<std::size_t>(grid, INT_MAX));
+            args.block = block;
+            args.variant = v;
+            detail::launch_single_pass_atomic(args);
+            int sum = 0;
+            d_sum.copy_to_host(&sum, 1);  // synchronizes
+            if (!have_reference) {
+                reference = sum;
+                have_reference = true;
+            } else if (sum != reference) {
+                throw std::runtime_error("tuning pass: candidate " + candidate_label(v, divisor) +
+                                         " summed to " + std::to_string(sum) + ", candidate " +
+                                         candidate_label(0, 1) + " to " +
+                                         std::to_string(reference));
+            }
+            const cudatutorial::Stats stats = cudatutorial::time_repeated(
+                [&](cudaStream_t stream) {
+                    detail::KernelArgs timed = args;
+                    timed.stream = stream;
+                    detail::launch_single_pass_atomic(timed);
+                },
+                config);
+            result.candidates.push_back({v, divisor, args.grid, stats.median_ms});
+        }
+    }
+    std::stable_sort(
+        result.candidates.begin(), result.candidates.end(),
+        [](const TunedCandidate& a, const TunedCandidate& b) { return a.median_ms < b.median_ms; });
+    const TunedCandidate& best = result.candidates.front();
+    const TunedCandidate& slowest = result.candidates.back();
+    result.choice.variant = best.variant;
+    result.choice.occupancy_divisor = best.occupancy_divisor;
+    result.choice.tuned = true;
+    double derived_ms = 0;
+    for (const TunedCandidate& c : result.candidates) {
+        if (c.variant == result.derived.variant && c.occupancy_divisor == 1) {
+            derived_ms = c.median_ms;
+        }
+    }
+    result.choice.why =
+        "tuned: fastest of " + std::to_string(result.candidates.size()) + " candidates at N " +
+        std::to_string(result.tuned_n) + " (stage 12's kernel, median of " +
+        std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) + " ms; slowest " +
+        fixed(slowest.median_ms, 4) + " ms; the derived choice (" +
+        candidate_label(result.derived.variant, 1) + ") " + fixed(derived_ms, 4) + " ms";
+    for (const TunedCandidate& c : result.candidates) {
+        result.table += (result.table.empty() ? "" : "; ") +
+                        candidate_label(c.variant, c.occupancy_divisor) + " (grid " +
+                        std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
+    }
+    ChoiceCache& c = cache();
+    const std::lock_guard<std::mutex> lock(c.mutex);
+    c.tuned[{device, block, result.tuned_n}] = result.choice;
+    return result;
+}
+
+VectorizedChoice vectorized_choice(std::size_t n, int block) {
+    int device = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    {
+        ChoiceCache& c = cache();
+        const std::lock_guard<std::mutex> lock(c.mutex);
+        const auto found = c.tuned.find({device, block, tuning_size(n)});
+        if (found != c.tuned.end()) {
+            return found->second;
+        }
+    }
+    return derive_vectorized_choice(figures_of_current_device(device), block,
+                                    detail::single_pass_atomic_blocks_per_sm(block, 1));
+}
+
+}  // namespace adaptive
+}  // namespace reduction

@@ -1,0 +1,133 @@
+// Stages 10-12 adapt to the GPU they run on. They used to take four constants (loads in flight,
+// load flavour, layout, occupancy) from a sweep made once on an H100; on an H200 (same sm_90,
+// 4.8 TB/s instead of 3.35 TB/s) the same constants left stage 12 at 0.94x CUB. Now the chapter
+// compiles a small set of candidate kernels (kVectorizedVariants) and picks one per process:
+//  (a) derive_vectorized_choice(): a first choice from the device's own figures - Little's law,
+//      bytes in flight needed = DRAM bandwidth x latency, against the bytes the resident threads
+//      keep in flight with L loads each - used whenever no measurement was made;
+//  (b) tune_vectorized(): a tuning pass of a few milliseconds on the program's own input (every
+//      candidate x two occupancies, median of a few runs each), cached per (device, block, size);
+//      the executable runs it before its table and prints what it chose and why.
+// What to look for: the choice and the candidates' times in the run's header, and whether the
+// derived choice agrees with the measured one (on an H100 and an H200 it need not).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace reduction::detail {
+
+/// How a 16-byte load is issued.
+enum class LoadPolicy : int {
+    kPlain = 0,      ///< `*p` through a const __restrict__ pointer (the read-only data path)
+    kPrefetchL2 = 2  ///< ld.global.nc.L1::no_allocate.L2::256B: ask L2 to fetch 256-byte blocks
+                     ///< (sm_80 and newer; sm_75 falls back to __ldg)
+};
+
+/// How the int4 vectors are dealt out to the blocks (B threads, L loads in flight, G blocks):
+///  - kBlockTiles: block b owns tiles of L*B consecutive vectors (b, b + G, b + 2G, ...);
+///    thread t loads t, t + B, ..., t + (L-1)B of its block's tile. The grid sweeps through
+///    memory together, one window of G tiles at a time.
+///  - kBlockSegments: block b owns one contiguous run of about 1/G of the vectors and walks it in
+///    tiles of L*B (CUB's "even share"): G separate streams through memory, each in order.
+enum class Layout : int { kBlockTiles = 1, kBlockSegments = 3 };
+
+/// One compiled candidate of stages 10-12.
+struct VectorizedVariant {
+    int loads;          ///< int4 loads issued per thread before any is added
+    LoadPolicy policy;  ///< how each is issued
+    Layout layout;      ///< which vectors a block reads
+};
+
+/// The candidates (each is instantiated for every block size of stages 10-12). Index 1 is the
+/// H100 sweep's old fixed choice.
+inline constexpr VectorizedVariant kVectorizedVariants[] = {
+    {2, LoadPolicy::kPrefetchL2, Layout::kBlockTiles},
+    {4, LoadPolicy::kPrefetchL2, Layout::kBlockTiles},
+    {8, LoadPolicy::kPrefetchL2, Layout::kBlockTiles},
+    {4, LoadPolicy::kPlain, Layout::kBlockTiles},
+    {4, LoadPolicy::kPlain, Layout::kBlockSegments},
+    {8, LoadPolicy::kPrefetchL2, Layout::kBlockSegments},
+};
+inline constexpr int kVectorizedVariantCount =
+    static_cast<int>(sizeof(kVectorizedVariants) / sizeof(kVectorizedVariants[0]));
+
+/// "4 x int4 L2::256B tiles"
+std::string describe_variant(int variant);
+
+}  // namespace reduction::detail
+
+namespace reduction::adaptive {
+
+/// What the derivation reads off the device (all from cudaDeviceProp / attributes).
+struct DeviceFigures {
+    int cc_major = 0;            ///< compute capability, major (the L2 hint needs 8)
+    int sm_count = 0;            ///< SMs
+    double bandwidth_gbs = 0;    ///< theoretical DRAM bandwidth, GB/s = bytes per ns
+    int max_threads_per_sm = 0;  ///< resident threads per SM
+};
+
+/// DRAM latency the derivation assumes: the pointer chase of chapter 1 measured 345 ns on the
+/// H100 (latency is no device attribute; HBM generations differ little in it).
+inline constexpr double kAssumedLatencyNs = 345;
+/// Little's law gives the bytes in flight for an idle pipe; under full load the latency grows
+/// and not every resident thread is waiting at a given moment, so the derivation asks for this
+/// many times as much. Calibrated on the H100's tuning pass: at full occupancy 2 loads per
+/// thread (64 KiB per SM, 7.5x the need) measured 2% slower than 4 loads (128 KiB).
+inline constexpr double kInFlightMargin = 8;
+
+/// The parameters stages 10-12 run with.
+struct VectorizedChoice {
+    int variant = 1;            ///< index into detail::kVectorizedVariants
+    int occupancy_divisor = 1;  ///< launch resident blocks per SM / this, per SM
+    bool tuned = false;         ///< measured by tune_vectorized(), not derived
+    std::string why;            ///< one line for the run's header
+};
+
+/// Bytes each SM must keep in flight to stream at the full bandwidth (Little's law, idle
+/// latency): bandwidth x kAssumedLatencyNs / SMs.
+double bytes_in_flight_needed_per_sm(const DeviceFigures& device);
+
+/// (a) The first choice, from the figures alone: the L2-prefetching block-tile candidate with the
+/// fewest loads per thread whose bytes in flight (resident threads x loads x 16 B) reach
+/// kInFlightMargin x the need; the plain load before sm_80; full occupancy. Pure arithmetic.
+/// `resident_blocks_per_sm`: what the occupancy calculator allows at `block` threads.
+VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block,
+                                          int resident_blocks_per_sm);
+
+/// One timed candidate of a tuning pass.
+struct TunedCandidate {
+    int variant = 0;
+    int occupancy_divisor = 1;
+    unsigned int grid = 0;
+    double median_ms = 0;
+};
+
+/// What tune_vectorized() measured and chose.
+struct TuningResult {
+    VectorizedChoice choice;
+    VectorizedChoice derived;                ///< what (a) would have chosen
+    std::size_t tuned_n = 0;                 ///< elements the pass timed (a prefix of the input)
+    std::vector<TunedCandidate> candidates;  ///< every timed candidate, fastest first
+    std::string table;                       ///< the candidates as one line for the header
+};
+
+/// Elements the tuning pass reads for an input of n: all of it up to 2^27 (512 MiB, far larger
+/// than any L2, so the times are DRAM times), else that prefix.
+std::size_t tuning_size(std::size_t n);
+
+/// (b) Times every candidate (stage 12's kernel: one launch, one atomic per block) on
+/// d_in[0, tuning_size(n)) on the current device, `repetitions` runs each (median), checks
+/// that every candidate computes the same sum (throws std::runtime_error if not), and caches the
+/// fastest for (device, block, tuning_size(n)). Takes a few milliseconds at 2^25-2^27.
+TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repetitions = 7);
+
+/// The choice for (current device, block, n): the cached tuning result when tune_vectorized()
+/// ran for this device, block and tuning_size(n); else derive_vectorized_choice() with the
+/// device's figures.
+VectorizedChoice vectorized_choice(std::size_t n, int block);
+
+}  // namespace reduction::adaptive

@@ -1,0 +1,203 @@
+// How stage 8 picks its candidate: the derivation from the device's figures and the binning
+// (pure arithmetic, tested on the CPU) and the tuning pass (adaptive_counts.hpp).
+#include "adaptive_counts.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_info.hpp"
+
+namespace histogram::adaptive {
+namespace {
+
+std::string fixed(double value, int digits) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+using Key =
+    std::tuple<int, int, int, int, int, std::size_t>;  // device, kind, width, block, grid, n
+
+Key key_of(int device, const StageArgs& args) {
+    return Key{
+        device, static_cast<int>(args.binning.kind), args.binning.width, args.block, args.grid,
+        args.n};
+}
+
+struct ChoiceCache {
+    std::mutex mutex;
+    std::map<Key, RawCountChoice> tuned;
+    std::map<std::tuple<int, int, int>, RawCountChoice> derived;  // device, kind, width
+};
+
+ChoiceCache& cache() {
+    static ChoiceCache instance;
+    return instance;
+}
+
+DeviceFigures figures_of(int device) {
+    DeviceFigures f;
+    int memory_khz = 0;
+    int bus_bits = 0;
+    int sm_khz = 0;
+    CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
+    CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                    device));
+    CT_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
+    CT_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
+    CT_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
+    f.bandwidth_gbs = cudatutorial::theoretical_bandwidth_gbs(memory_khz, bus_bits);
+    f.sm_clock_mhz = sm_khz / 1e3;
+    return f;
+}
+
+}  // namespace
+
+std::string describe_variant(int variant) {
+    if (variant < 0 || variant >= kRawCountVariantCount) {
+        return "unknown candidate " + std::to_string(variant);
+    }
+    const RawCountVariant& v = kRawCountVariants[variant];
+    return std::string(v.counters == Counters::kSharedAtomics ? "shared atomics"
+                                                              : "register nibbles") +
+           ", " + std::to_string(v.loads) + " loads" + (v.pipelined ? ", pipelined" : "");
+}
+
+bool variant_applies(int variant, const Binning& binning) {
+    if (variant < 0 || variant >= kRawCountVariantCount) {
+        return false;
+    }
+    return kRawCountVariants[variant].counters == Counters::kSharedAtomics ||
+           binning.bins() <= kMaxRegisterBins;
+}
+
+double bytes_per_sm_clock(const DeviceFigures& device) {
+    const double per_second = device.bandwidth_gbs * 1e9;
+    const double sm_clocks =
+        std::max(1, device.sm_count) * std::max(1.0, device.sm_clock_mhz) * 1e6;
+    return per_second / sm_clocks;
+}
+
+RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binning& binning) {
+    const double per_clock = bytes_per_sm_clock(device);
+    const double needed = device.bandwidth_gbs * kAssumedLatencyNs / std::max(1, device.sm_count);
+    const double two_loads = std::max(1, device.max_threads_per_sm) * 2.0 * 16.0;
+    const int loads = two_loads >= kInFlightMargin * needed ? 2 : 4;
+    const bool registers = binning.bins() <= kMaxRegisterBins;
+    RawCountChoice choice;
+    choice.tuned = false;
+    int chosen = -1;
+    for (int v = 0; v < kRawCountVariantCount; ++v) {
+        const RawCountVariant& c = kRawCountVariants[v];
+        const bool kind =
+            c.counters == (registers ? Counters::kRegisterNibbles : Counters::kSharedAtomics);
+        if (!kind || !c.pipelined) {
+            continue;
+        }
+        // The candidate with the wanted loads, or else the nearest one.
+        if (chosen < 0 ||
+            std::abs(c.loads - loads) < std::abs(kRawCountVariants[chosen].loads - loads)) {
+            chosen = v;
+        }
+    }
+    choice.variant = chosen;
+    const std::string budget = fixed(device.bandwidth_gbs, 0) + " GB/s / (" +
+                               std::to_string(device.sm_count) + " SMs x " +
+                               fixed(device.sm_clock_mhz, 0) + " MHz) = " + fixed(per_clock, 1) +
+                               " bytes per SM per clock";
+    choice.why =
+        "derived: " + budget +
+        (registers ? " (shared atomics sustain about " + fixed(kAtomicBytesPerSmClock, 1) +
+                         "; an SM issues " + fixed(128.0 / per_clock, 1) +
+                         " thread instructions per byte); " + std::to_string(binning.bins()) +
+                         " bins fit one register per thread: no atomic per byte"
+                   : "; " + std::to_string(binning.bins()) +
+                         " bins do not fit a register: shared atomics, whose ceiling is about " +
+                         fixed(std::min(1.0, kAtomicBytesPerSmClock / per_clock) * 100, 0) +
+                         "% of the bandwidth here") +
+        "; " + std::to_string(kRawCountVariants[chosen].loads) +
+        " loads per thread (Little's law: " + fixed(needed / 1024, 1) + " KiB in flight per SM)";
+    return choice;
+}
+
+TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
+    int device = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    TuningResult result;
+    result.derived = derive_raw_count_choice(figures_of(device), args.binning);
+    cudatutorial::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = std::max(1, reps);
+    const std::size_t bins = static_cast<std::size_t>(args.binning.bins());
+    std::vector<unsigned int> reference;
+    std::vector<unsigned int> counts(bins);
+    for (int v = 0; v < kRawCountVariantCount; ++v) {
+        if (!variant_applies(v, args.binning)) {
+            continue;
+        }
+        LaunchShape shape = launch_raw_byte_counts_variant(args, v, nullptr);
+        CT_CHECK(cudaMemcpy(counts.data(), args.histogram, bins * sizeof(unsigned int),
+                            cudaMemcpyDeviceToHost));
+        if (reference.empty()) {
+            reference = counts;
+        } else if (counts != reference) {
+            throw std::runtime_error("stage 8 tuning pass: candidate " + describe_variant(v) +
+                                     " counted differently from candidate " +
+                                     describe_variant(result.candidates.front().variant));
+        }
+        const cudatutorial::Stats stats = cudatutorial::time_repeated(
+            [&](cudaStream_t stream) { shape = launch_raw_byte_counts_variant(args, v, stream); },
+            config);
+        result.candidates.push_back({v, shape.grid, stats.median_ms});
+    }
+    std::stable_sort(
+        result.candidates.begin(), result.candidates.end(),
+        [](const TunedCandidate& a, const TunedCandidate& b) { return a.median_ms < b.median_ms; });
+    const TunedCandidate& best = result.candidates.front();
+    result.choice.variant = best.variant;
+    result.choice.tuned = true;
+    double derived_ms = 0;
+    for (const TunedCandidate& c : result.candidates) {
+        derived_ms = c.variant == result.derived.variant ? c.median_ms : derived_ms;
+        result.table += (result.table.empty() ? "" : "; ") + describe_variant(c.variant) +
+                        " (grid " + std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
+    }
+    result.choice.why = "tuned: fastest of " + std::to_string(result.candidates.size()) +
+                        " candidates on this input (median of " +
+                        std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) +
+                        " ms; the derived choice " + fixed(derived_ms, 4) + " ms";
+    ChoiceCache& c = cache();
+    const std::lock_guard<std::mutex> lock(c.mutex);
+    c.tuned[key_of(device, args)] = result.choice;
+    return result;
+}
+
+RawCountChoice raw_count_choice(const StageArgs& args) {
+    int device = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    ChoiceCache& c = cache();
+    const std::lock_guard<std::mutex> lock(c.mutex);
+    const auto tuned = c.tuned.find(key_of(device, args));
+    if (tuned != c.tuned.end()) {
+        return tuned->second;
+    }
+    const std::tuple<int, int, int> derived_key{device, static_cast<int>(args.binning.kind),
+                                                args.binning.width};
+    const auto derived = c.derived.find(derived_key);
+    if (derived != c.derived.end()) {
+        return derived->second;
+    }
+    const RawCountChoice choice = derive_raw_count_choice(figures_of(device), args.binning);
+    c.derived.emplace(derived_key, choice);
+    return choice;
+}
+
+}  // namespace histogram::adaptive

@@ -1,0 +1,126 @@
+// Stage 8 adapts to the GPU it runs on and to the binning. It used to count every byte with one
+// shared-memory atomic (raw byte values, lane-replicated counters): on the H100 that reached 82%
+// of the DRAM bandwidth, on the H200 only 68% (0.97x CUB on letters), because an H200 SM must
+// count 18.4 bytes per clock to keep up with its 4.8 TB/s and its shared-memory atomics sustain
+// about 12.5 counted bytes per SM per clock, while an H100 SM needs 12.8. With few bins (the
+// letters' 7) no atomic is needed at all: each thread keeps its counts in one register, a 4-bit
+// counter per bin, adding 1 << (4 x bin) per byte (the increment read from a 256-entry table in
+// shared memory: no atomic, no bank conflict for letters).
+//
+// The stage compiles a few candidates (kRawCountVariants) and picks one:
+//  (a) derive_raw_count_choice(): from the device's figures (bytes per SM per clock at the peak
+//      bandwidth, bytes in flight needed by Little's law) and the binning;
+//  (b) tune_raw_byte_counts(): a tuning pass on the program's input, a few runs of every
+//      applicable candidate (a fraction of a millisecond each at 2^28), cached per (device,
+//      binning, block, grid, n); the executable runs it before its table and prints the choice.
+// launch_raw_byte_counts() keeps its signature: it runs the cached choice, or the derived one.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "histogram.hpp"
+
+namespace histogram::adaptive {
+
+/// Where stage 8's counts live while a block counts.
+enum class Counters {
+    kSharedAtomics,    ///< 256 raw-byte counters x 32 lane copies in shared memory (any binning)
+    kRegisterNibbles,  ///< 8 four-bit counters packed in one register per thread (<= 8 bins)
+};
+
+/// One compiled candidate of stage 8.
+struct RawCountVariant {
+    Counters counters;
+    int loads;       ///< 16-byte loads per thread per step
+    bool pipelined;  ///< the next step's loads are issued before this step's bytes are counted
+};
+
+/// The candidates; index 0 is the stage as it was (the H100's fixed choice).
+inline constexpr RawCountVariant kRawCountVariants[] = {
+    {Counters::kSharedAtomics, 4, false},  {Counters::kSharedAtomics, 4, true},
+    {Counters::kSharedAtomics, 2, true},   {Counters::kRegisterNibbles, 2, true},
+    {Counters::kRegisterNibbles, 4, true},
+};
+inline constexpr int kRawCountVariantCount =
+    static_cast<int>(sizeof(kRawCountVariants) / sizeof(kRawCountVariants[0]));
+
+/// Bins the register counters hold: eight 4-bit fields of a 32-bit register.
+inline constexpr int kMaxRegisterBins = 8;
+
+/// "register nibbles, 2 loads, pipelined"
+std::string describe_variant(int variant);
+
+/// Whether candidate `variant` can count `binning` (register counters: at most 8 bins).
+bool variant_applies(int variant, const Binning& binning);
+
+/// What the derivation reads off the device.
+struct DeviceFigures {
+    int sm_count = 0;
+    double bandwidth_gbs = 0;    ///< theoretical DRAM bandwidth
+    double sm_clock_mhz = 0;     ///< peak SM clock
+    int max_threads_per_sm = 0;  ///< resident threads per SM
+};
+
+/// Counted bytes per SM per clock that shared-memory atomics sustained in stage 8 (lane copies,
+/// no bank conflicts): 3267 GB/s on the H200 at 1980 MHz over 132 SMs = 12.5. Not a device
+/// attribute: a measured figure, the same for every sm_90 part.
+inline constexpr double kAtomicBytesPerSmClock = 12.5;
+
+/// Bytes each SM must count per clock to keep up with the DRAM bandwidth: bandwidth / (SMs x
+/// SM clock). 12.8 on an H100 SXM, 18.4 on an H200.
+double bytes_per_sm_clock(const DeviceFigures& device);
+
+/// The parameters stage 8 runs with.
+struct RawCountChoice {
+    int variant = 0;     ///< index into kRawCountVariants
+    bool tuned = false;  ///< measured by tune_raw_byte_counts(), not derived
+    std::string why;     ///< one line for the run's header
+};
+
+/// DRAM latency assumed by the derivation (chapter 1's pointer chase on the H100: 345 ns) and
+/// the margin over Little's law it asks for (latency grows under load; not every thread waits;
+/// the same 8 as chapter 3's stages 10-12, where 2 loads per thread, 7.5x the need, measured
+/// slower than 4 on the H100; here too: 0.0954 against 0.0925 ms for the register counters).
+inline constexpr double kAssumedLatencyNs = 345;
+inline constexpr double kInFlightMargin = 8;
+
+/// (a) Register counters when the binning has at most 8 bins (no atomics; about 5 instructions
+/// per byte, within the 128 / bytes_per_sm_clock() an SM can issue), else shared atomics
+/// (pipelined); two loads per thread when max_threads_per_sm x 2 x 16 B reach kInFlightMargin x
+/// the bytes Little's law asks for (latency x bandwidth / SMs), else four. Pure arithmetic.
+RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binning& binning);
+
+/// One timed candidate of a tuning pass.
+struct TunedCandidate {
+    int variant = 0;
+    int grid = 0;
+    double median_ms = 0;
+};
+
+/// What tune_raw_byte_counts() measured and chose.
+struct TuningResult {
+    RawCountChoice choice;
+    RawCountChoice derived;
+    std::vector<TunedCandidate> candidates;  ///< fastest first
+    std::string table;                       ///< the candidates in one line
+};
+
+/// (b) Runs every applicable candidate on `args` (its input, binning, block and grid) `reps`
+/// times (median), checks that all produce the same histogram (throws std::runtime_error if
+/// not), caches the fastest for these args and returns what it measured. Leaves the last
+/// candidate's histogram in args.histogram.
+TuningResult tune_raw_byte_counts(const StageArgs& args, int reps = 9);
+
+/// The cached tuning result for these args (device, binning, block, grid, n), else the derived
+/// choice for the current device.
+RawCountChoice raw_count_choice(const StageArgs& args);
+
+/// Stage 8 with candidate `variant` (stages/stage8_raw_byte_counts.cu); throws
+/// std::invalid_argument when the candidate does not apply to args.binning.
+LaunchShape launch_raw_byte_counts_variant(const StageArgs& args, int variant, cudaStream_t stream);
+
+}  // namespace histogram::adaptive

@@ -1,0 +1,51 @@
+// Wide baseline - CUB's DeviceHistogram::HistogramEven over 16-bit samples, levels 0..65536.
+//
+// For samples wider than a byte CUB privatizes in shared memory only up to 256 bins
+// (MAX_PRIVATIZED_SMEM_BINS in dispatch_histogram.cuh); above that its sweep counts into one
+// copy of the histogram per block in global memory (temporary storage: bins x 4 B x blocks),
+// with global atomics, and a second kernel adds the copies up. For integer samples it computes the
+// bin as (sample - lower) x bins / (upper - lower) in integers, which is wide_bin() exactly, so its
+// result must match the reference bin for bin at every bin count.
+#include <cub/device/device_histogram.cuh>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "wide_device.cuh"
+
+namespace histogram {
+
+WideShape launch_wide_cub(const WideArgs& args, cudaStream_t stream) {
+    if (args.workspace == nullptr) {
+        throw std::invalid_argument("launch_wide_cub: WideArgs::workspace is required");
+    }
+    WideWorkspace& workspace = *args.workspace;
+    const int levels = args.bins + 1;
+    const int lower = 0;
+    const int upper = static_cast<int>(kWideValues);
+    const auto samples = static_cast<std::int64_t>(args.n);
+    const auto call = [&](void* temp, std::size_t& temp_bytes) {
+        return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, args.input, args.histogram,
+                                                   levels, lower, upper, samples, stream);
+    };
+    // Query the temporary size once per problem, and never pass a null pointer for real work
+    // (null means "only tell me the size": the histogram would silently stay uncleared).
+    if (workspace.cub_query_n != args.n || workspace.cub_query_bins != args.bins ||
+        workspace.cub_temp.empty()) {
+        std::size_t needed = 0;
+        CT_CHECK(call(nullptr, needed));
+        workspace.cub_query_n = args.n;
+        workspace.cub_query_bins = args.bins;
+        workspace.cub_temp_bytes = std::max<std::size_t>(needed, 1);
+        if (workspace.cub_temp.size() < workspace.cub_temp_bytes) {
+            workspace.cub_temp =
+                cudatutorial::DeviceBuffer<unsigned char>(workspace.cub_temp_bytes);
+        }
+    }
+    std::size_t temp_bytes = workspace.cub_temp_bytes;
+    CT_CHECK(call(workspace.cub_temp.data(), temp_bytes));
+    CT_CHECK_LAUNCH();
+    return WideShape{};
+}
+
+}  // namespace histogram

@@ -1,0 +1,197 @@
+// GPU tests of the adaptive stages 10-12 (adaptive_vectorized.hpp): EVERY compiled candidate of
+// every stage against the CPU reference, not only the one a run chooses - edge sizes, every
+// block size, grids smaller than planned (one block walks many tiles; a segment ends in a
+// partial tile), inputs that are not 16-byte aligned, adversarial values - then the tuning pass
+// and that a Reducer built after it runs the tuned candidate. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "adaptive_vectorized.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "gpu_test.hpp"
+#include "reduction.hpp"
+#include "stages/stage_launchers.hpp"
+
+namespace ct = cudatutorial;
+namespace rd = reduction::detail;
+using cudatutorial::testing::sanitizing;
+using reduction::Pattern;
+
+namespace {
+
+struct Workspace {
+    ct::DeviceBuffer<int> sum{1};
+    ct::DeviceBuffer<int> partials{1 << 16};
+    ct::DeviceBuffer<unsigned int> counter{1};
+    Workspace() { counter.fill_bytes(0); }
+};
+
+int resident_blocks(const std::string& stage, int block, int variant) {
+    if (stage == "10") {
+        return rd::vectorized_loads_blocks_per_sm(block, variant);
+    }
+    if (stage == "11") {
+        return rd::single_pass_last_block_blocks_per_sm(block, variant);
+    }
+    return rd::single_pass_atomic_blocks_per_sm(block, variant);
+}
+
+// The whole sum of d_in[0, n) by `stage` with candidate `variant` and `grid` blocks.
+int run_candidate(const std::string& stage, int variant, const int* d_in, std::size_t n, int block,
+                  unsigned int grid, Workspace& w) {
+    w.sum.fill_bytes(0xfe);  // poison (0xfefefefe): an untouched output cannot match
+    rd::KernelArgs a;
+    a.in = d_in;
+    a.n = n;
+    a.grid = grid;
+    a.block = block;
+    a.variant = variant;
+    a.partials = w.partials.data();
+    a.counter = w.counter.data();
+    if (stage == "10") {
+        a.out = w.partials.data();
+        rd::launch_vectorized_loads(a);
+        rd::KernelArgs second = a;  // one block over the partial sums
+        second.in = w.partials.data();
+        second.n = grid;
+        second.grid = 1;
+        second.out = w.sum.data();
+        rd::launch_vectorized_loads(second);
+    } else if (stage == "11") {
+        a.out = w.sum.data();
+        rd::launch_single_pass_last_block(a);
+    } else {
+        a.out = w.sum.data();
+        rd::launch_single_pass_atomic(a);
+    }
+    CT_CHECK(cudaDeviceSynchronize());
+    int value = 0;
+    w.sum.copy_to_host(&value, 1);
+    return value;
+}
+
+std::vector<std::size_t> sizes() {
+    if (sanitizing()) {
+        return {1, 33, 1025, (1u << 16) + 3};
+    }
+    return {1, 2, 3, 31, 32, 33, 1023, 1024, 1025, 4095, 4097, (1u << 16) + 3, (1u << 20) + 7};
+}
+
+std::vector<int> blocks() {
+    if (sanitizing()) {
+        return {32, 256, 1024};
+    }
+    return {32, 64, 128, 256, 512, 1024};
+}
+
+}  // namespace
+
+TEST(ReductionAdaptiveGpu, EveryCandidateOfEveryStageMatchesTheReference) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo device = ct::select_device(0);
+    Workspace w;
+    int checked = 0;
+    const std::vector<Pattern> patterns =
+        sanitizing() ? std::vector<Pattern>{Pattern::kExtremes}
+                     : std::vector<Pattern>{Pattern::kRandom, Pattern::kOnes, Pattern::kExtremes};
+    for (const Pattern pattern : patterns) {
+        for (const std::size_t n : sizes()) {
+            // Three ints more than n: offsets 0..3 give every 16-byte misalignment of the start.
+            const std::vector<int> host = reduction::make_input(pattern, n + 3, 77 + n);
+            const ct::DeviceBuffer<int> d_in(host);
+            for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+                const int expected = reduction::reference_sum(host.data() + offset, n);
+                for (const char* stage : {"10", "11", "12"}) {
+                    for (int v = 0; v < rd::kVectorizedVariantCount; ++v) {
+                        for (const int block : blocks()) {
+                            const int resident = resident_blocks(stage, block, v);
+                            ASSERT_GE(resident, 1) << "stage " << stage << " candidate " << v;
+                            const auto planned =
+                                static_cast<unsigned int>(reduction::config::grid_stride_blocks(
+                                    n, block, 16, device.sm_count, resident));
+                            for (const unsigned int grid : {planned, 1u, 7u}) {
+                                SCOPED_TRACE("stage " + std::string(stage) + ", candidate " +
+                                             rd::describe_variant(v) + ", n " + std::to_string(n) +
+                                             ", offset " + std::to_string(offset) + ", block " +
+                                             std::to_string(block) + ", grid " +
+                                             std::to_string(grid) + ", " +
+                                             reduction::pattern_name(pattern));
+                                ASSERT_EQ(run_candidate(stage, v, d_in.data() + offset, n, block,
+                                                        grid, w),
+                                          expected);
+                                ++checked;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    std::printf("checked %d (stage, candidate, n, offset, block, grid, pattern) cases\n", checked);
+}
+
+TEST(ReductionAdaptiveGpu, AnUnknownCandidateIsRejected) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    Workspace w;
+    const ct::DeviceBuffer<int> d_in(std::vector<int>(64, 1));
+    for (const char* stage : {"10", "11", "12"}) {
+        EXPECT_THROW(run_candidate(stage, rd::kVectorizedVariantCount, d_in.data(), 64, 256, 1, w),
+                     std::invalid_argument)
+            << stage;
+        EXPECT_THROW(resident_blocks(stage, 256, -1), std::invalid_argument) << stage;
+    }
+}
+
+TEST(ReductionAdaptiveGpu, TheTuningPassChoosesAndTheReducerRunsItsChoice) {
+    CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << "timing under compute-sanitizer means nothing (the candidates are checked "
+                        "above)";
+    }
+    ct::select_device(0);
+    const std::size_t n = (std::size_t{1} << 22) + 5;
+    const std::vector<int> host = reduction::make_input(Pattern::kRandom, n, 3);
+    const int expected = reduction::reference_sum(host);
+    const ct::DeviceBuffer<int> d_in(host);
+    ct::DeviceBuffer<int> d_sum(1);
+
+    // Before a tuning pass for block 512, the Reducer's choice is the derived one.
+    EXPECT_FALSE(reduction::adaptive::vectorized_choice(n, 512).tuned);
+
+    const auto result = reduction::adaptive::tune_vectorized(d_in.data(), n, 512, 3);
+    ASSERT_GE(result.candidates.size(), static_cast<std::size_t>(rd::kVectorizedVariantCount));
+    EXPECT_TRUE(
+        std::is_sorted(result.candidates.begin(), result.candidates.end(),
+                       [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; }));
+    EXPECT_GT(result.candidates.front().median_ms, 0.0);
+    EXPECT_TRUE(result.choice.tuned);
+    EXPECT_EQ(result.choice.variant, result.candidates.front().variant);
+    EXPECT_EQ(result.tuned_n, n);
+    EXPECT_NE(result.choice.why.find("tuned"), std::string::npos);
+
+    const auto cached = reduction::adaptive::vectorized_choice(n, 512);
+    EXPECT_TRUE(cached.tuned);
+    EXPECT_EQ(cached.variant, result.choice.variant);
+    EXPECT_EQ(cached.occupancy_divisor, result.choice.occupancy_divisor);
+    // Another block size was not tuned: derived.
+    EXPECT_FALSE(reduction::adaptive::vectorized_choice(n, 128).tuned);
+
+    for (const char* stage : {"10", "11", "12"}) {
+        const reduction::Reducer reducer(stage, n, 512);
+        d_sum.fill_bytes(0xff);
+        reducer.run(d_in.data(), d_sum.data(), nullptr);
+        CT_CHECK(cudaDeviceSynchronize());
+        int got = 0;
+        d_sum.copy_to_host(&got, 1);
+        EXPECT_EQ(got, expected) << stage;
+    }
+}
