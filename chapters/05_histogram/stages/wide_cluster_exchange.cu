@@ -103,28 +103,9 @@ __global__ void wide_cluster_exchange_kernel(const WideValue* __restrict__ input
             const unsigned source = (rank + step) & (cluster_size - 1);
             const uint4* source_s = cluster.map_shared_rank(part_s, source);
             const std::size_t source_base = base + static_cast<std::size_t>(source) * kStageVectors;
-            // kLoadsInFlight DSMEM loads first, then their counting: the atomics on slice_s might
-            // alias source_s as far as the compiler knows, so it would not move a load above
-            // them, and one remote load at a time (hundreds of cycles each) would set the pace.
-            std::size_t valid = 0;  // vectors of this part that hold input
-            if (source_base < split.vectors) {
-                valid = split.vectors - source_base < kStageVectors ? split.vectors - source_base
-                                                                    : kStageVectors;
-            }
-            for (unsigned first = 0; first < valid; first += kLoadsInFlight * blockDim.x) {
-                uint4 part[kLoadsInFlight];
-#pragma unroll
-                for (int k = 0; k < kLoadsInFlight; ++k) {
-                    const unsigned j = first + k * blockDim.x + threadIdx.x;
-                    if (j < valid) {
-                        part[k] = source_s[j];
-                    }
-                }
-#pragma unroll
-                for (int k = 0; k < kLoadsInFlight; ++k) {
-                    if (first + k * blockDim.x + threadIdx.x < valid) {
-                        detail::count_wide_vector(part[k], count_if_mine);
-                    }
+            for (unsigned j = threadIdx.x; j < kStageVectors; j += blockDim.x) {
+                if (source_base + j < split.vectors) {
+                    detail::count_wide_vector(source_s[j], count_if_mine);
                 }
             }
         }
