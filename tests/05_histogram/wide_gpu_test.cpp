@@ -142,7 +142,7 @@ void check_every_kernel(const std::vector<hg::WideValue>& host, const hg::WideVa
 
 }  // namespace
 
-TEST(WideHistogramGpu, EveryKernelMatchesTheReference) {
+TEST(HistogramWideGpu, EveryKernelMatchesTheReference) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
     if (device.cc_major < 9) {
@@ -165,7 +165,7 @@ TEST(WideHistogramGpu, EveryKernelMatchesTheReference) {
     }
 }
 
-TEST(WideHistogramGpu, UnalignedInputs) {
+TEST(HistogramWideGpu, UnalignedInputs) {
     // 16-byte loads: up to 7 values before the first aligned address are read one by one.
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
@@ -196,7 +196,7 @@ TEST(WideHistogramGpu, UnalignedInputs) {
     }
 }
 
-TEST(WideHistogramGpu, TheSectionRunsAndVerifiesEveryRow) {
+TEST(HistogramWideGpu, TheSectionRunsAndVerifiesEveryRow) {
     CT_REQUIRE_GPU();
     if (sanitizing()) {
         GTEST_SKIP() << "runs the executable: not under compute-sanitizer";
