@@ -6,6 +6,9 @@
 // with global atomics, and a second kernel adds the copies up. For integer samples it computes the
 // bin as (sample - lower) x bins / (upper - lower) in integers, which is wide_bin() exactly, so its
 // result must match the reference bin for bin at every bin count.
+// The build's -Xptxas=-warn-spills reports 14 bytes of spill stores in CUB's own shared-memory
+// sweep kernel for 16-bit samples (DeviceHistogramSweepKernel, Policy1000, sm_90, CUDA 13.0).
+// It is instantiated because the bin count is known only at run time; the spill is CUB's.
 #include <cub/device/device_histogram.cuh>
 
 #include <algorithm>
