@@ -22,7 +22,7 @@ const std::vector<unsigned> kClusterSizes = {1, 2, 4, 8, 16};
 
 }  // namespace
 
-TEST(WideBinMath, ABinIsTheFloorOfValueTimesBinsOver65536) {
+TEST(HistogramWideBinMath, ABinIsTheFloorOfValueTimesBinsOver65536) {
     for (const unsigned bins : kBinCounts) {
         SCOPED_TRACE("bins " + std::to_string(bins));
         std::vector<std::uint64_t> per_bin(bins, 0);
@@ -41,7 +41,7 @@ TEST(WideBinMath, ABinIsTheFloorOfValueTimesBinsOver65536) {
     EXPECT_EQ(hg::wide_bin(65535, 1), 0u);
 }
 
-TEST(WideBinMath, ClusterShiftIsLog2OfThePowersOfTwoUsed) {
+TEST(HistogramWideBinMath, ClusterShiftIsLog2OfThePowersOfTwoUsed) {
     EXPECT_EQ(hg::cluster_shift(1), 0u);
     EXPECT_EQ(hg::cluster_shift(2), 1u);
     EXPECT_EQ(hg::cluster_shift(4), 2u);
@@ -49,7 +49,7 @@ TEST(WideBinMath, ClusterShiftIsLog2OfThePowersOfTwoUsed) {
     EXPECT_EQ(hg::cluster_shift(16), 4u);
 }
 
-TEST(WideBinMath, EveryBinHasExactlyOneOwnerSlotAndSlicesAreBalanced) {
+TEST(HistogramWideBinMath, EveryBinHasExactlyOneOwnerSlotAndSlicesAreBalanced) {
     for (const unsigned bins : kBinCounts) {
         for (const unsigned cluster : kClusterSizes) {
             SCOPED_TRACE("bins " + std::to_string(bins) + ", cluster " + std::to_string(cluster));
@@ -85,7 +85,7 @@ TEST(WideBinMath, EveryBinHasExactlyOneOwnerSlotAndSlicesAreBalanced) {
     }
 }
 
-TEST(WideBinMath, ClusterSharedBytesFollowTheSlices) {
+TEST(HistogramWideBinMath, ClusterSharedBytesFollowTheSlices) {
     EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 1), 262144u);  // 256 KiB: fits no block
     EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 2), 131072u);
     EXPECT_EQ(hg::wide_cluster_slice_bytes(65536, 16), 16384u);
@@ -97,7 +97,7 @@ TEST(WideBinMath, ClusterSharedBytesFollowTheSlices) {
     EXPECT_EQ(hg::wide_cluster_shared_bytes(1, 1), 16u + 2 * hg::kWideStageBytes);
 }
 
-TEST(WideInput, GeneratorsAreDeterministicPrefixesWithTheDescribedShape) {
+TEST(HistogramWideInput, GeneratorsAreDeterministicPrefixesWithTheDescribedShape) {
     for (const hg::WideDistribution d : hg::all_wide_distributions()) {
         SCOPED_TRACE(hg::wide_distribution_name(d));
         EXPECT_EQ(hg::parse_wide_distribution(hg::wide_distribution_name(d)), d);
@@ -129,7 +129,7 @@ TEST(WideInput, GeneratorsAreDeterministicPrefixesWithTheDescribedShape) {
     EXPECT_THROW(hg::parse_wide_distribution("random-bytes"), std::invalid_argument);
 }
 
-TEST(WideReference, CountsEveryValueInItsBin) {
+TEST(HistogramWideReference, CountsEveryValueInItsBin) {
     const auto data = hg::generate_wide_input(hg::WideDistribution::kSkewed, 100003, 5);
     for (const int bins : {1, 256, 4097, 65536}) {
         SCOPED_TRACE("bins " + std::to_string(bins));
@@ -145,7 +145,7 @@ TEST(WideReference, CountsEveryValueInItsBin) {
     EXPECT_THROW(hg::wide_reference_histogram(data, 65537), std::invalid_argument);
 }
 
-TEST(WideReference, TheComparisonFindsOneWrongBin) {
+TEST(HistogramWideReference, TheComparisonFindsOneWrongBin) {
     const hg::Histogram reference = {5, 0, 7, 1};
     EXPECT_TRUE(hg::compare_wide_histograms(reference, reference).equal);
     hg::Histogram result = reference;
@@ -159,7 +159,7 @@ TEST(WideReference, TheComparisonFindsOneWrongBin) {
     EXPECT_FALSE(hg::compare_wide_histograms(reference, hg::Histogram{5, 0, 7}).equal);
 }
 
-TEST(WideKernels, TheListHasEveryIdeaOnceInTableOrder) {
+TEST(HistogramWideKernels, TheListHasEveryIdeaOnceInTableOrder) {
     std::vector<std::string> ids;
     std::vector<int> clusters;
     for (const hg::WideKernel& kernel : hg::wide_kernels()) {
@@ -179,7 +179,7 @@ TEST(WideKernels, TheListHasEveryIdeaOnceInTableOrder) {
     EXPECT_EQ(hg::find_wide_kernel("3"), nullptr);
 }
 
-TEST(WideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
+TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
     const std::vector<std::string> bad = {"--section narrow",
                                           "--section wide --wide-bins 0",
                                           "--section wide --wide-bins 65537",

@@ -34,7 +34,9 @@ struct Shape {
 
 std::vector<std::size_t> test_sizes() {
     if (sanitizing()) {
-        return {0, 1, 31, 1025, (1u << 14) + 3};
+        // 2^14 + 3 with one cluster ({32, 1} below) takes 2-3 staging steps: the exchange
+        // kernel's two buffers are each reused, which is what racecheck should see.
+        return {0, 1, 1025, (1u << 14) + 3};
     }
     return {0, 1, 31, 1025, (1u << 20) + 3};
 }
@@ -45,7 +47,7 @@ std::vector<int> test_bins() {
 
 std::vector<Shape> test_shapes(std::size_t n) {
     if (sanitizing()) {
-        return {{256, 0}, {32, 3}};
+        return {{256, 0}, {32, 1}};
     }
     if (n <= 1025) {
         // grid 3 is no multiple of any cluster size > 1: the launch rounds it up
@@ -142,7 +144,7 @@ void check_every_kernel(const std::vector<hg::WideValue>& host, const hg::WideVa
 
 }  // namespace
 
-TEST(WideHistogramGpu, EveryKernelMatchesTheReference) {
+TEST(HistogramWideGpu, EveryKernelMatchesTheReference) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
     if (device.cc_major < 9) {
@@ -165,7 +167,7 @@ TEST(WideHistogramGpu, EveryKernelMatchesTheReference) {
     }
 }
 
-TEST(WideHistogramGpu, UnalignedInputs) {
+TEST(HistogramWideGpu, UnalignedInputs) {
     // 16-byte loads: up to 7 values before the first aligned address are read one by one.
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
@@ -196,7 +198,7 @@ TEST(WideHistogramGpu, UnalignedInputs) {
     }
 }
 
-TEST(WideHistogramGpu, TheSectionRunsAndVerifiesEveryRow) {
+TEST(HistogramWideGpu, TheSectionRunsAndVerifiesEveryRow) {
     CT_REQUIRE_GPU();
     if (sanitizing()) {
         GTEST_SKIP() << "runs the executable: not under compute-sanitizer";

@@ -29,12 +29,12 @@ namespace {
 
 /// Vectors (16 B) in one staging buffer of one block.
 constexpr unsigned kStageVectors = static_cast<unsigned>(kWideStageBytes / sizeof(uint4));
-/// 16-byte loads a thread keeps in flight for the next step (4 x 256 threads = one 16 KiB part).
-constexpr int kLoadsInFlight = 4;
 
 __global__ void wide_cluster_exchange_kernel(const WideValue* __restrict__ input, std::size_t n,
                                              unsigned int* histo, unsigned bins, unsigned shift) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // 16-byte loads a thread keeps in flight for the next step (4 x 256 threads = one 16 KiB part)
+    constexpr int kLoadsInFlight = 4;
     extern __shared__ uint4 shared_v[];  // [bins slice | staging buffer 0 | staging buffer 1]
     const cg::cluster_group cluster = cg::this_cluster();
     const unsigned cluster_size = 1u << shift;
