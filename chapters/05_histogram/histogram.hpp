@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 #include "bin_math.hpp"
 #include "cudatutorial/device_buffer.hpp"
 
@@ -153,15 +155,10 @@ struct LaunchShape {
 };
 
 /// One row of the chapter's table.
-struct Stage {
-    std::string id;    ///< "1".."8", "race", "cub"
-    std::string name;  ///< after the idea, e.g. "privatized_shared"
-    std::string idea;  ///< one line: what changed and why it should be faster
+struct Stage : cudatutorial::StageDescriptor {
     /// Global-memory atomics: about 4-200 ms each at 2^28 bytes on the H100, so the executable
     /// times them with fewer repetitions (the table says how many).
     bool slow = false;
-    bool bug_demo = false;  ///< the labelled race: expected to FAIL, never in tests' checks
-    bool baseline = false;  ///< CUB: not part of the x prev / x first progression
     /// Clears the output and computes the histogram of args.input on `stream` (asynchronous).
     /// Returns the launch configuration used.
     LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;

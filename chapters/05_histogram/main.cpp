@@ -45,34 +45,6 @@ struct Options {
     bool wide_bins_given = false;
 };
 
-std::vector<const hg::Stage*> select_stages(const std::vector<std::string>& wanted) {
-    std::vector<const hg::Stage*> selected;
-    if (wanted.empty() || (wanted.size() == 1 && wanted[0] == "all")) {
-        for (const hg::Stage& stage : hg::stages()) {
-            selected.push_back(&stage);
-        }
-        return selected;
-    }
-    for (const std::string& id : wanted) {
-        if (hg::find_stage(id) == nullptr) {
-            std::string known;
-            for (const hg::Stage& stage : hg::stages()) {
-                known += (known.empty() ? "" : ", ") + stage.id;
-            }
-            throw ct::UsageError("--stage '" + id + "' is not a stage (ids: " + known +
-                                 ", a stage's name, or all)");
-        }
-    }
-    for (const hg::Stage& stage : hg::stages()) {  // table order, each once
-        if (std::any_of(wanted.begin(), wanted.end(), [&](const std::string& id) {
-                return id == stage.id || id == stage.name;
-            })) {
-            selected.push_back(&stage);
-        }
-    }
-    return selected;
-}
-
 std::string with_commas(std::uint64_t value) {
     std::string digits = std::to_string(value);
     for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
@@ -214,7 +186,8 @@ int run(const Options& options) {
     }
     const hg::Binning binning =
         options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);
-    const std::vector<const hg::Stage*> selected = select_stages(options.stages);
+    const std::vector<const hg::Stage*> selected =
+        ct::select_stages(hg::stages(), options.stages, "--stage");
     // The lower limit needs no device (the upper one, the device's limit, is checked below):
     // --block 16 must exit with 2 on a machine without a GPU too. --block is a power of two.
     if (options.block < 32) {
@@ -224,10 +197,9 @@ int run(const Options& options) {
     }
     // Inputs above --in-memory-max (2^32 - 1 by default) stream through stage 8 in chunks.
     if (hg::streams_input(options.streamed, options.input_path, options.n)) {
-        return hg::run_streamed({binning, options.input_path, options.dist, options.n,
-                                 options.seed, options.block, options.grid, options.common,
-                                 options.streamed, !options.stages.empty(),
-                                 options.atomic_latency});
+        return hg::run_streamed({binning, options.input_path, options.dist, options.n, options.seed,
+                                 options.block, options.grid, options.common, options.streamed,
+                                 !options.stages.empty(), options.atomic_latency});
     }
     std::vector<unsigned char> host;
     std::string source;
@@ -266,8 +238,9 @@ int run(const Options& options) {
     // before any table row (adaptive_counts.hpp); the header says what it chose and why.
     if (std::any_of(selected.begin(), selected.end(),
                     [](const hg::Stage* s) { return s->launch == hg::launch_raw_byte_counts; })) {
-        const hg::StageArgs args{d_input.data(), n,      d_histogram.data(), binning,
-                                 options.block,  options.grid, &workspace};
+        const hg::StageArgs args{
+            d_input.data(), n,         d_histogram.data(), binning, options.block,
+            options.grid,   &workspace};
         const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
         info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));
         info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
@@ -285,48 +258,104 @@ int run(const Options& options) {
         const hg::StageArgs args{
             d_input.data(), n,         d_histogram.data(), binning, options.block,
             options.grid,   &workspace};
+        const bool race_demo = stage->role == ct::StageRole::kExpectedFailure;
         hg::LaunchShape shape;
-        const auto launch = [&](cudaStream_t stream) { shape = stage->launch(args, stream); };
         const auto verify = [&]() {
             const hg::Comparison comparison =
                 hg::compare_histograms(reference, d_histogram.to_host(), binning);
-            if (stage->bug_demo) {  // never presented as passing, even when nothing was lost
+            if (race_demo) {  // never presented as passing, even when nothing was lost
                 return ct::Verification::fail(
-                    "race demonstration: " +
-                    (comparison.equal ? std::string("no count lost this time (a race does not "
-                                                    "always show, which is what makes it "
-                                                    "dangerous)")
-                                      : comparison.detail));
+                    comparison.equal ? std::string("no count lost this time (a race does not "
+                                                   "always show, which is what makes it "
+                                                   "dangerous)")
+                                     : comparison.detail);
             }
             return comparison.equal ? ct::Verification::pass()
                                     : ct::Verification::fail(comparison.detail);
         };
-        d_histogram.fill_bytes(0xff);  // poison: a bin the kernel forgets cannot look right
-        const ct::Measurement measurement = ct::measure(launch, verify, config);
-        ct::ResultRow row =
-            ct::make_row(stage->id, stage->name, measurement, static_cast<double>(n));
-        row.in_progression = !stage->bug_demo && !stage->baseline;
-        row.expected_failure = stage->bug_demo;
-        row.with("grid x block", stage->baseline ? std::string("CUB's own")
-                                                 : std::to_string(shape.grid) + " x " +
-                                                       std::to_string(shape.block));
-        row.with("runs", std::to_string(measurement.stats.samples));
-        if (stage->baseline) {
+        ct::ResultRow row = ct::run_stage(
+            *stage, [&] { d_histogram.fill_bytes(0xff); },  // a forgotten bin cannot look right
+            [&](cudaStream_t stream) { shape = stage->launch(args, stream); }, verify,
+            static_cast<double>(n), config);
+        const bool cub = stage->role == ct::StageRole::kBaseline;
+        row.with("grid x block",
+                 cub ? std::string("CUB's own")
+                     : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+        row.with("runs", std::to_string(row.stats.samples));
+        if (cub) {
             row.name =
                 hg::cub_uses_histogram_even(binning) ? "cub_histogram_even" : "cub_histogram_range";
         }
         table.add(std::move(row));
     }
 
-    table.print(std::cout);
+    const int status = ct::finish_table(table, options.common);
     print_chart(std::cout, reference, binning, n);
     if (options.atomic_latency) {
         print_atomic_arithmetic(std::cout, hg::measure_atomic_latency(), table, reference, device);
     }
-    table.write_files(options.common.csv_path, options.common.json_path,
-                      options.common.markdown_path);
-    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                         : ct::ExitCode::kVerificationFailed);
+    return status;
+}
+
+void add_options(CLI::App& app, Options& o) {
+    app.add_option("--bins", o.bins,
+                   "letters: 'a'-'z' in groups of --bin-width, other bytes ignored; bytes: 256 "
+                   "bins, one per byte value")
+        ->check(CLI::IsMember({"letters", "bytes"}))
+        ->capture_default_str();
+    app.add_option("--bin-width", o.bin_width, "letters per bin with --bins letters (1-26)")
+        ->check(CLI::Range(1, 26))
+        ->each([&o](const std::string&) { o.bin_width_given = true; })
+        ->capture_default_str();
+    auto* input = app.add_option("--input", o.input_path,
+                                 "count the bytes of FILE (read in binary) instead of generated "
+                                 "data");
+    auto* dist =
+        app.add_option("--dist", o.dist,
+                       "generated input: uniform (random letters), skewed (English "
+                       "letter frequencies), runs (runs of one letter, up to 128 Ki "
+                       "long), one-letter (all 'a'), random-bytes")
+            ->check(CLI::IsMember({"uniform", "skewed", "runs", "one-letter", "random-bytes"}))
+            ->capture_default_str();
+    auto* size = ct::add_size_option(app, "--n", o.n, "bytes to generate (0 allowed)")
+                     ->each([&o](const std::string&) { o.n_given = true; });
+    input->excludes(dist);
+    input->excludes(size);
+    app.add_option("--seed", o.seed, "seed of the generated input")->capture_default_str();
+    app.add_option("--stage", o.stages,
+                   "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
+                   "wide: global, private, cluster1/2/4/8/16, cub), or all")
+        ->delimiter(',')
+        ->default_str("all");
+    app.add_option("--block", o.block, "threads per block of every stage (CUB picks its own)")
+        ->check(ct::power_of_two_validator())
+        ->capture_default_str();
+    app.add_option("--grid", o.grid,
+                   "blocks of every stage; 0 = automatic (SMs x resident blocks, capped by the "
+                   "work)")
+        ->check(CLI::Range(0, INT_MAX))
+        ->capture_default_str();
+    app.add_option("--slow-reps", o.slow_reps,
+                   "timed runs of stages 1, 2, race (global atomics: 4-200 ms each at 2^28)")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
+    app.add_flag("--atomic-latency", o.atomic_latency,
+                 "also measure one global atomic's latency and redo the seed's throughput "
+                 "arithmetic with it");
+    app.add_option("--section", o.section,
+                   "stages: the byte histograms above; wide: 16-bit values into up to 65,536 "
+                   "bins (global atomics, privatization, thread-block clusters, CUB)")
+        ->check(CLI::IsMember({"stages", "wide"}))
+        ->capture_default_str();
+    app.add_option("--wide-bins", o.wide_bins,
+                   "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "
+                   "16-bit values, default 2^27)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 65536))
+        ->each([&o](const std::string&) { o.wide_bins_given = true; })
+        ->default_str("65536");
+    hg::add_streamed_options(app, o.streamed);
+    ct::add_common_options(app, o.common);
 }
 
 }  // namespace
@@ -336,65 +365,6 @@ int main(int argc, char** argv) {
         "Chapter 5 - parallel histogram: global atomics, coalescing, privatization, aggregation "
         "and beyond, against CUB"};
     Options options;
-    ct::add_common_options(app, options.common);
-    app.add_option("--bins", options.bins,
-                   "letters: 'a'-'z' in groups of --bin-width, other bytes ignored; bytes: 256 "
-                   "bins, one per byte value")
-        ->check(CLI::IsMember({"letters", "bytes"}))
-        ->capture_default_str();
-    app.add_option("--bin-width", options.bin_width, "letters per bin with --bins letters (1-26)")
-        ->check(CLI::Range(1, 26))
-        ->capture_default_str();
-    auto* input = app.add_option("--input", options.input_path,
-                                 "count the bytes of FILE (read in binary) instead of generated "
-                                 "data");
-    auto* dist =
-        app.add_option("--dist", options.dist,
-                       "generated input: uniform (random letters), skewed (English "
-                       "letter frequencies), runs (runs of one letter, up to 128 Ki "
-                       "long), one-letter (all 'a'), random-bytes")
-            ->check(CLI::IsMember({"uniform", "skewed", "runs", "one-letter", "random-bytes"}))
-            ->capture_default_str();
-    auto* size = ct::add_size_option(app, "--n", options.n, "bytes to generate (0 allowed)");
-    input->excludes(dist);
-    input->excludes(size);
-    app.add_option("--seed", options.seed, "seed of the generated input")->capture_default_str();
-    app.add_option("--stage", options.stages,
-                   "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
-                   "wide: global, private, cluster1/2/4/8/16, cub), or all")
-        ->delimiter(',')
-        ->default_str("all");
-    app.add_option("--block", options.block, "threads per block of every stage (CUB picks its own)")
-        ->check(ct::power_of_two_validator())
-        ->capture_default_str();
-    app.add_option("--grid", options.grid,
-                   "blocks of every stage; 0 = automatic (SMs x resident blocks, capped by the "
-                   "work)")
-        ->check(CLI::Range(0, INT_MAX))
-        ->capture_default_str();
-    app.add_option("--slow-reps", options.slow_reps,
-                   "timed runs of stages 1, 2, race (global atomics: 4-200 ms each at 2^28)")
-        ->check(CLI::Range(1, 1000))
-        ->capture_default_str();
-    app.add_flag("--atomic-latency", options.atomic_latency,
-                 "also measure one global atomic's latency and redo the seed's throughput "
-                 "arithmetic with it");
-    app.add_option("--section", options.section,
-                   "stages: the byte histograms above; wide: 16-bit values into up to 65,536 "
-                   "bins (global atomics, privatization, thread-block clusters, CUB)")
-        ->check(CLI::IsMember({"stages", "wide"}))
-        ->capture_default_str();
-    app.add_option("--wide-bins", options.wide_bins,
-                   "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "
-                   "16-bit values, default 2^27)")
-        ->delimiter(',')
-        ->check(CLI::Range(1, 65536))
-        ->default_str("65536");
-    hg::add_streamed_options(app, options.streamed);
-    return ct::run_program(app, argc, argv, [&] {
-        options.bin_width_given = app.count("--bin-width") > 0;
-        options.n_given = app.count("--n") > 0;
-        options.wide_bins_given = app.count("--wide-bins") > 0;
-        return run(options);
-    });
+    add_options(app, options);
+    return ct::run_program(app, argc, argv, [&] { return run(options); });
 }

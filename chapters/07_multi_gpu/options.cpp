@@ -47,7 +47,7 @@ void Options::validate() const {
         throw ct::UsageError(std::string("--reduction-stage/--block: ") + e.what());
     }
     const histogram::Stage* stage = histogram::find_stage(histogram_stage);
-    if (stage == nullptr || stage->bug_demo) {
+    if (stage == nullptr || stage->role == ct::StageRole::kExpectedFailure) {
         throw ct::UsageError("--histogram-stage: chapter 5 has no (correct) stage '" +
                              histogram_stage + "'");
     }

@@ -95,15 +95,15 @@ TEST(HistogramStages, TheListIsConsistent) {
         EXPECT_TRUE(names.insert(stage.name).second);
         EXPECT_NE(stage.launch, nullptr);
         EXPECT_FALSE(stage.idea.empty());
-        demos += stage.bug_demo;
-        baselines += stage.baseline;
+        demos += (stage.role == cudatutorial::StageRole::kExpectedFailure);
+        baselines += (stage.role == cudatutorial::StageRole::kBaseline);
         EXPECT_EQ(hg::find_stage(stage.id), &stage);
         EXPECT_EQ(hg::find_stage(stage.name), &stage);
     }
     EXPECT_EQ(demos, 1);
     EXPECT_EQ(baselines, 1);
     ASSERT_NE(hg::find_stage("race"), nullptr);
-    EXPECT_TRUE(hg::find_stage("race")->bug_demo);
-    EXPECT_TRUE(hg::find_stage("cub")->baseline);
+    EXPECT_TRUE(hg::find_stage("race")->role == cudatutorial::StageRole::kExpectedFailure);
+    EXPECT_EQ(hg::find_stage("cub")->role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(hg::find_stage("no-such-stage"), nullptr);
 }
