@@ -25,6 +25,7 @@
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_clocks.cuh"
 #include "execution_model.hpp"
 
 namespace execution_model {
@@ -36,11 +37,8 @@ namespace {
 constexpr int kUnroll = 16;  // FMAs per loop trip: keeps the loop's own instructions negligible
 constexpr int kChains = 8;   // independent FMA chains per thread in the throughput probe
 
-__device__ unsigned int sm_id() {
-    unsigned int id = 0;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
+using cudatutorial::global_timer_ns;
+using cudatutorial::sm_id;
 
 __global__ void fma_latency_kernel(float* out, long long* cycles, int trips, float a, float b) {
     float x = 1.0f + static_cast<float>(threadIdx.x);
@@ -97,12 +95,6 @@ __global__ void init_chase_kernel(unsigned int* next, unsigned int count) {
          i += gridDim.x * blockDim.x) {
         next[i] = (1664525u * i + 1013904223u) & mask;
     }
-}
-
-__device__ unsigned long long global_timer_ns() {
-    unsigned long long ns = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    return ns;
 }
 
 // times[0] = SM cycles (clock64), times[1] = nanoseconds (%globaltimer) of the timed hops.

@@ -13,17 +13,14 @@
 #include <cuda_runtime.h>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/device_clocks.cuh"
 #include "sm_scaling.hpp"
 
 namespace execution_model {
 
 namespace {
 
-__device__ unsigned int current_sm() {
-    unsigned int id = 0;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
+using cudatutorial::sm_id;
 
 __global__ void fma_chains_kernel(float* out, unsigned int* block_sm, int trips, float a, float b) {
     const unsigned long long thread =
@@ -49,14 +46,13 @@ __global__ void fma_chains_kernel(float* out, unsigned int* block_sm, int trips,
     }
     out[thread] = sum;
     if (threadIdx.x == 0) {
-        block_sm[blockIdx.x] = current_sm();
+        block_sm[blockIdx.x] = sm_id();
     }
 }
 
 __global__ void sm_census_kernel(unsigned int* block_sm) {
     if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-        block_sm[static_cast<unsigned long long>(blockIdx.y) * gridDim.x + blockIdx.x] =
-            current_sm();
+        block_sm[static_cast<unsigned long long>(blockIdx.y) * gridDim.x + blockIdx.x] = sm_id();
     }
 }
 

@@ -10,6 +10,7 @@
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_clocks.cuh"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
 
@@ -31,11 +32,7 @@ __global__ void off_by_one_kernel(const int* in, int* out, int n, int factor) {
     }
 }
 
-__device__ unsigned long long global_timer_ns() {
-    unsigned long long ns;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    return ns;
-}
+using cudatutorial::global_timer_ns;
 
 // Busy-waits `ns` nanoseconds by the GPU's own clock and records how long it really ran.
 __global__ void spin_kernel(unsigned long long ns, unsigned long long* ran_ns) {

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/device_clocks.cuh"
 
 namespace streams::graph {
 
@@ -37,17 +38,8 @@ struct NodeArgs {
     std::uint32_t regions;
 };
 
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-    unsigned long long time;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(time));
-    return time;
-}
-
-__device__ __forceinline__ unsigned int sm_id() {
-    unsigned int id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
+using cudatutorial::global_timer_ns;
+using cudatutorial::sm_id;
 
 /// One warp, one element per thread (kRegionWidth threads). Thread 0 stamps the start, the
 /// moment the dependencies were met, and the end (after the barrier, so after every write).

@@ -18,6 +18,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_clocks.cuh"
 #include "cudatutorial/device_info.hpp"
 #include "worker_output.hpp"
 
@@ -33,11 +34,7 @@ struct KernelSpan {
     unsigned long long end_ns;
 };
 
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-    unsigned long long time;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(time));
-    return time;
-}
+using cudatutorial::global_timer_ns;
 
 constexpr unsigned kThreads = 256;
 

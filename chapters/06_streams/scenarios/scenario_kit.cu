@@ -8,26 +8,15 @@
 #include <stdexcept>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/device_clocks.cuh"
 #include "worker_output.hpp"
 
 namespace streams::STREAMS_BUILD {
 
 namespace {
 
-/// %globaltimer: a nanosecond clock shared by all SMs, so times from different kernels (and SMs)
-/// can be compared directly. Its update interval depends on the GPU (a few tens of ns or more).
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-    unsigned long long time;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(time));
-    return time;
-}
-
-/// %smid: the SM this block runs on (for display: the hardware may renumber SMs).
-__device__ __forceinline__ unsigned int sm_id() {
-    unsigned int id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    return id;
-}
+using cudatutorial::global_timer_ns;
+using cudatutorial::sm_id;
 
 /// One block: writes `elements` checked values, then thread 0 spins on %globaltimer until
 /// `duration_ns` after the block started, so the kernel lasts the same time on any GPU; the

@@ -7,15 +7,12 @@
 #include <cuda_runtime.h>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/device_clocks.cuh"
 
 namespace cudatutorial::detail {
 namespace {
 
-__device__ unsigned long long global_timer_ns() {
-    unsigned long long ns;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    return ns;
-}
+using cudatutorial::global_timer_ns;
 
 __global__ void hold_until_released(const volatile int* release, unsigned long long timeout_ns,
                                     volatile int* timed_out) {
