@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 #include "cudatutorial/device_buffer.hpp"
 #include "histogram.hpp"
 #include "wide_bin_math.hpp"
@@ -93,13 +95,10 @@ struct WideShape {
 };
 
 /// One row of the wide section's table.
-struct WideKernel {
-    std::string id;     ///< "global", "private", "dsmem_atomics", "cluster1".."cluster16", "cub"
-    std::string name;   ///< after the idea
-    std::string idea;   ///< one line
+/// Ids "global", "private", "dsmem_atomics", "cluster1".."cluster16", and "cub" (the baseline).
+struct WideKernel : cudatutorial::StageDescriptor {
     int cluster = 0;    ///< cluster size; 0 for the kernels without clusters
     bool slow = false;  ///< global atomics: timed with --slow-reps
-    bool baseline = false;  ///< CUB
     /// Why this kernel cannot run `args` on the current device ("" when it can): shared memory
     /// that does not fit, no clusters below sm_90, no cluster of that size resident. Host only.
     std::string (*unsupported)(const WideArgs& args) = nullptr;

@@ -22,26 +22,7 @@ namespace {
 namespace ct = cudatutorial;
 
 std::vector<const WideKernel*> select_wide_kernels(const std::vector<std::string>& wanted) {
-    const bool all = wanted.empty() || (wanted.size() == 1 && wanted[0] == "all");
-    for (const std::string& id : wanted) {
-        if (!all && find_wide_kernel(id) == nullptr) {
-            std::string known;
-            for (const WideKernel& kernel : wide_kernels()) {
-                known += (known.empty() ? "" : ", ") + kernel.id;
-            }
-            throw ct::UsageError("--stage '" + id + "' is not a kernel of --section wide (ids: " +
-                                 known + ", a kernel's name, or all)");
-        }
-    }
-    std::vector<const WideKernel*> selected;
-    for (const WideKernel& kernel : wide_kernels()) {  // table order, each once
-        if (all || std::any_of(wanted.begin(), wanted.end(), [&](const std::string& id) {
-                return id == kernel.id || id == kernel.name;
-            })) {
-            selected.push_back(&kernel);
-        }
-    }
-    return selected;
+    return ct::select_stages(wide_kernels(), wanted, "--stage (with --section wide)");
 }
 
 std::string kib(std::size_t bytes) {
@@ -78,7 +59,7 @@ void add_group_ratios(std::vector<GroupRow>& group) {
         if (!ms) {
             continue;
         }
-        if (r.kernel->baseline) {
+        if (r.(kernel->role == ct::StageRole::kBaseline)) {
             cub = ms;
         } else if (r.kernel->cluster == 0) {
             best_other = best_other ? std::min(*best_other, *ms) : *ms;
@@ -167,21 +148,25 @@ int run_wide_section(const WideSectionOptions& options) {
                 return comparison.equal ? ct::Verification::pass()
                                         : ct::Verification::fail(comparison.detail);
             };
-            d_histogram.fill_bytes(0xff);  // poison: a bin the kernel forgets cannot look right
-            const ct::Measurement measurement = ct::measure(launch, verify, config);
-            ct::ResultRow row =
-                ct::make_row(id, kernel->name, measurement, static_cast<double>(n * 2));
+            ct::StageDescriptor this_bin_count = *kernel;
+            this_bin_count.id = id;
+            ct::ResultRow row = ct::run_stage(
+                this_bin_count, [&] { d_histogram.fill_bytes(0xff); },  // a forgotten bin shows
+                launch, verify, static_cast<double>(n * 2), config);
+            // Rows compare within each bin count (add_group_ratios), not along one progression.
             row.in_progression = false;
             row.with("bins", std::to_string(bins));
             row.with("cluster", kernel->cluster ? std::to_string(kernel->cluster) : "-");
-            row.with("shared/block",
-                     kernel->baseline ? std::string("CUB's own") : kib(shape.shared_bytes));
+            row.with("shared/block", (kernel->role == ct::StageRole::kBaseline)
+                                         ? std::string("CUB's own")
+                                         : kib(shape.shared_bytes));
             row.with("resident blocks",
                      shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
-            row.with("grid x block", kernel->baseline ? std::string("CUB's own")
-                                                      : std::to_string(shape.grid) + " x " +
-                                                            std::to_string(shape.block));
-            row.with("runs", std::to_string(measurement.stats.samples));
+            row.with("grid x block",
+                     (kernel->role == ct::StageRole::kBaseline)
+                         ? std::string("CUB's own")
+                         : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+            row.with("runs", std::to_string(row.stats.samples));
             group.push_back({kernel, std::move(row)});
         }
         add_group_ratios(group);

@@ -175,7 +175,7 @@ TEST(HistogramWideKernels, TheListHasEveryIdeaOnceInTableOrder) {
         ids, (std::vector<std::string>{"global", "private", "dsmem_atomics", "cluster1", "cluster2",
                                        "cluster4", "cluster8", "cluster16", "cub"}));
     EXPECT_EQ(clusters, (std::vector<int>{2, 1, 2, 4, 8, 16}));
-    EXPECT_TRUE(hg::find_wide_kernel("cub")->baseline);
+    EXPECT_EQ(hg::find_wide_kernel("cub")->role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(hg::find_wide_kernel("3"), nullptr);
 }
 
