@@ -59,7 +59,7 @@ void add_group_ratios(std::vector<GroupRow>& group) {
         if (!ms) {
             continue;
         }
-        if (r.(kernel->role == ct::StageRole::kBaseline)) {
+        if (r.kernel->role == ct::StageRole::kBaseline) {
             cub = ms;
         } else if (r.kernel->cluster == 0) {
             best_other = best_other ? std::min(*best_other, *ms) : *ms;
