@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "adaptive_counts.hpp"
 #include "cudatutorial/benchmark.hpp"
@@ -17,6 +18,7 @@
 #include "cudatutorial/report.hpp"
 #include "histogram.hpp"
 #include "streamed_run.hpp"
+#include "wide_histogram.hpp"
 #include "wide_section.hpp"
 
 namespace ct = cudatutorial;
@@ -39,7 +41,8 @@ struct Options {
     int slow_reps = 3;
     bool atomic_latency = false;
     hg::StreamedSettings streamed;  // --chunk, --in-memory-max, --stream-reps
-    std::string section = "stages";
+    // all: the stages, then the wide section when no stages-only option was given.
+    std::string section = "all";
     std::vector<int> wide_bins{65536};
     bool n_given = false;
     bool wide_bins_given = false;
@@ -173,13 +176,51 @@ int run_wide(const Options& options) {
     return hg::run_wide_section(wide);
 }
 
+// Why `--section all` runs the stages only, or "" when the wide section follows them: options
+// that mean something else (or nothing) to 16-bit values keep the run to the byte histograms.
+std::string why_stages_only(const Options& options) {
+    if (options.bins != "letters" || options.bin_width_given || !options.input_path.empty() ||
+        options.atomic_latency || options.n_given || !options.stages.empty()) {
+        return "--bins, --bin-width, --input, --atomic-latency, --n and --stage describe the "
+               "byte stages";
+    }
+    try {
+        hg::parse_wide_distribution(options.dist);
+    } catch (const std::invalid_argument&) {
+        return "--dist " + options.dist + " has no 16-bit form";
+    }
+    return "";
+}
+
+int run_stages(const Options& options);
+
 int run(const Options& options) {
     if (options.section == "wide") {
         return run_wide(options);
     }
-    if (options.wide_bins_given) {
-        throw ct::UsageError("--wide-bins applies to --section wide");
+    const std::string stages_only =
+        options.section == "all" ? why_stages_only(options) : std::string("--section stages");
+    if (options.wide_bins_given && !stages_only.empty()) {
+        throw ct::UsageError("--wide-bins applies to the wide section, which does not run here (" +
+                             stages_only + ")");
     }
+    const int stages_status = run_stages(options);
+    if (!stages_only.empty()) {
+        if (options.section == "all") {
+            std::cout << "\nThe wide section (16-bit values, up to 65,536 bins) did not run: "
+                      << stages_only << "; run it with --section wide.\n";
+        }
+        return stages_status;
+    }
+    // The same run's second table: out.json -> out_wide.json, as chapter 1 names its sections.
+    Options wide = options;
+    wide.common = options.common.with_file_suffix("_wide");
+    std::cout << "\n";
+    const int wide_status = run_wide(wide);
+    return stages_status != 0 ? stages_status : wide_status;
+}
+
+int run_stages(const Options& options) {
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
         throw ct::UsageError("--bin-width applies to --bins letters only (bytes have 256 bins)");
@@ -343,9 +384,10 @@ void add_options(CLI::App& app, Options& o) {
                  "also measure one global atomic's latency and redo the seed's throughput "
                  "arithmetic with it");
     app.add_option("--section", o.section,
-                   "stages: the byte histograms above; wide: 16-bit values into up to 65,536 "
+                   "all: stages, then wide (when no stages-only option was given); stages: the "
+                   "byte histograms above; wide: 16-bit values into up to 65,536 "
                    "bins (global atomics, privatization, thread-block clusters, CUB)")
-        ->check(CLI::IsMember({"stages", "wide"}))
+        ->check(CLI::IsMember({"all", "stages", "wide"}))
         ->capture_default_str();
     app.add_option("--wide-bins", o.wide_bins,
                    "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "

@@ -191,7 +191,9 @@ TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
                                           "--section wide --stage 3",
                                           "--section wide --block 16",
                                           "--section wide --n 2^33",
-                                          "--wide-bins 256"};
+                                          "--section stages --wide-bins 256",
+                                          "--bins bytes --wide-bins 256",
+                                          "--stage 8 --wide-bins 256"};
     for (const std::string& args : bad) {
         SCOPED_TRACE(args);
         const auto result = run_process(std::string(HISTOGRAM_BIN) + " " + args);

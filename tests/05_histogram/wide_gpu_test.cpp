@@ -10,6 +10,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -213,4 +215,34 @@ TEST(HistogramWideGpu, TheSectionRunsAndVerifiesEveryRow) {
         << result.output;
     EXPECT_NE(result.output.find("65536:global"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("skipped 65536:private"), std::string::npos) << result.output;
+}
+
+// With no --section, `make run` shows both: the byte stages, then the wide section, each table
+// verified and each written to its own file (out.json, out_wide.json).
+TEST(HistogramWideGpu, TheDefaultRunShowsTheStagesThenTheWideSection) {
+    CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << "runs the executable: not under compute-sanitizer";
+    }
+    const std::string json = ::testing::TempDir() + "histogram_default_run.json";
+    const std::string wide_json = ::testing::TempDir() + "histogram_default_run_wide.json";
+    std::remove(json.c_str());
+    std::remove(wide_json.c_str());
+    const auto result = cudatutorial::testing::run_process(
+        std::string(HISTOGRAM_BIN) + " --reps 2 --warmup 1 --slow-reps 1 --json " + json);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    const std::string verified = "All results verified against the CPU reference.";
+    const auto first = result.output.find(verified);
+    ASSERT_NE(first, std::string::npos) << result.output;
+    EXPECT_NE(result.output.find(verified, first + 1), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("dsmem_atomics"), std::string::npos) << result.output;
+    EXPECT_TRUE(std::ifstream(json).good()) << json;
+    EXPECT_TRUE(std::ifstream(wide_json).good()) << wide_json;
+
+    // A stages-only option keeps the run to the stages, and says so.
+    const auto bytes = cudatutorial::testing::run_process(
+        std::string(HISTOGRAM_BIN) + " --bins bytes --reps 2 --warmup 1 --slow-reps 1");
+    EXPECT_EQ(bytes.exit_code, 0) << bytes.output;
+    EXPECT_NE(bytes.output.find("The wide section"), std::string::npos) << bytes.output;
+    EXPECT_EQ(bytes.output.find("dsmem_atomics"), std::string::npos) << bytes.output;
 }
