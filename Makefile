@@ -14,7 +14,7 @@ CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
 # A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
 PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
 RESULTS     ?= docs/results
-COMPARE_OUT ?= docs/compare
+COMPARE_OUT ?= docs/results/compare
 CHAPTER     ?= reduction
 # What `make deps` installs (Debian/Ubuntu); through sudo when not run as root.
 DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev doxygen graphviz python3 \
@@ -88,16 +88,18 @@ docs: configure
 docs-tables:
 	python3 scripts/results_tables.py
 
-# One folder per GPU under $(RESULTS); a folder without result JSON (nothing measured yet) is
-# passed over. The files are reproducible: unchanged results give unchanged files.
+# One folder per GPU under $(RESULTS); a folder without result JSON (nothing measured yet, or
+# compare/, which `make compare` writes) is passed over. The files are reproducible: unchanged
+# results give unchanged files.
 plots:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
 	@for dir in $(RESULTS)/*/; do \
+	  [ "$$dir" = "$(RESULTS)/compare/" ] && continue; \
 	  if ls $$dir*.json >/dev/null 2>&1; then $(PLOT_PYTHON) scripts/plot_results.py plot $$dir || exit $$?; \
 	  else echo "$$dir: no result JSON, skipped"; fi; \
 	done
 
-# Written outside $(RESULTS), which holds one folder per GPU.
+# Written to $(RESULTS)/compare/ beside the GPUs' folders (OUT=dir writes elsewhere).
 compare:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
 	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b" [OUT=dir, default $(COMPARE_OUT)]'; exit 2; }
