@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "adaptive_vectorized.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
-#include "adaptive_vectorized.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
@@ -307,14 +307,9 @@ const char* pattern_name(Pattern pattern) {
 }
 
 Pattern parse_pattern(const std::string& name) {
-    for (Pattern p :
-         {Pattern::kRandom, Pattern::kOnes, Pattern::kAlternating, Pattern::kExtremes}) {
-        if (name == pattern_name(p)) {
-            return p;
-        }
-    }
-    throw std::invalid_argument("unknown data pattern '" + name +
-                                "' (known: random, ones, alternating, extremes)");
+    static const std::vector<Pattern> patterns = {Pattern::kRandom, Pattern::kOnes,
+                                                  Pattern::kAlternating, Pattern::kExtremes};
+    return cudatutorial::parse_named(patterns, pattern_name, name, "data pattern");
 }
 
 std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {

@@ -91,13 +91,7 @@ std::string distribution_name(Distribution distribution) {
 }
 
 Distribution parse_distribution(const std::string& name) {
-    for (const Distribution d : all_distributions()) {
-        if (distribution_name(d) == name) {
-            return d;
-        }
-    }
-    throw std::invalid_argument("unknown distribution '" + name +
-                                "' (uniform, skewed, runs, one-letter, random-bytes)");
+    return ct::parse_named(all_distributions(), distribution_name, name, "distribution");
 }
 
 namespace {
@@ -334,12 +328,7 @@ const std::vector<Stage>& stages() {
 }
 
 const Stage* find_stage(const std::string& id_or_name) {
-    for (const Stage& stage : stages()) {
-        if (stage.id == id_or_name || stage.name == id_or_name) {
-            return &stage;
-        }
-    }
-    return nullptr;
+    return cudatutorial::find_stage_in(stages(), id_or_name);
 }
 
 bool cub_uses_histogram_even(const Binning& binning) {

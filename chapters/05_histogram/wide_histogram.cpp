@@ -35,14 +35,8 @@ std::string wide_distribution_name(WideDistribution distribution) {
 }
 
 WideDistribution parse_wide_distribution(const std::string& name) {
-    for (const WideDistribution d : all_wide_distributions()) {
-        if (wide_distribution_name(d) == name) {
-            return d;
-        }
-    }
-    throw std::invalid_argument("'" + name +
-                                "' is not a 16-bit distribution (uniform, skewed, runs, "
-                                "one-letter)");
+    return ct::parse_named(all_wide_distributions(), wide_distribution_name, name,
+                           "16-bit distribution");
 }
 
 std::vector<WideValue> generate_wide_input(WideDistribution distribution, std::size_t n,
@@ -234,12 +228,7 @@ const std::vector<WideKernel>& wide_kernels() {
 }
 
 const WideKernel* find_wide_kernel(const std::string& id_or_name) {
-    for (const WideKernel& kernel : wide_kernels()) {
-        if (kernel.id == id_or_name || kernel.name == id_or_name) {
-            return &kernel;
-        }
-    }
-    return nullptr;
+    return cudatutorial::find_stage_in(wide_kernels(), id_or_name);
 }
 
 std::size_t wide_cluster_slice_bytes(int bins, int cluster_size) {

@@ -142,7 +142,7 @@ TEST(SmScalingNotes, LittlesLawFromTheRows) {
     result.matrix_sum = {{8, 400}, {16, 800}, {64, 2800}, {132, 2850}};
     result.fma = {{8, 1000}, {132, 16000}};
     const auto notes = em::sm_scaling_notes(result);
-    ASSERT_EQ(notes.size(), 5u);
+    ASSERT_EQ(notes.size(), 6u);
     EXPECT_NE(notes[0].find("at most 16.0 KiB per SM"), std::string::npos) << notes[0];
     EXPECT_NE(notes[1].find("= 50.0 GB/s per SM"), std::string::npos) << notes[1];
     EXPECT_NE(notes[1].find("= 328 ns"), std::string::npos) << notes[1];  // 16384 / 50
@@ -152,8 +152,26 @@ TEST(SmScalingNotes, LittlesLawFromTheRows) {
         << notes[2];
     EXPECT_NE(notes[3].find("would take 57 SMs"), std::string::npos) << notes[3];  // 2850 / 50
     EXPECT_NE(notes[3].find("90% of it took 64 SMs"), std::string::npos) << notes[3];
-    EXPECT_NE(notes[4].find("16.00x as fast"), std::string::npos) << notes[4];
-    EXPECT_NE(notes[4].find("97% efficiency"), std::string::npos) << notes[4];  // 16 / 16.5
+    // (2850 - 2800) / 68 = 0.7 GB/s per added SM, 1% of 50: saturated.
+    EXPECT_NE(notes[4].find("The last 68 SMs added 0.7 GB/s each, 1% of the 8-SM rate"),
+              std::string::npos)
+        << notes[4];
+    EXPECT_NE(notes[4].find("DRAM, not the SMs, sets the time"), std::string::npos) << notes[4];
+    EXPECT_NE(notes[5].find("16.00x as fast"), std::string::npos) << notes[5];
+    EXPECT_NE(notes[5].find("97% efficiency"), std::string::npos) << notes[5];  // 16 / 16.5
+}
+
+TEST(SmScalingNotes, ARateStillRisingIsNotCalledSaturated) {
+    em::ScalingResult result;
+    result.matrix_warps_per_sm = 64;
+    // The H200's last step (2026-11-23): 3318 -> 3382 GB/s from 128 to 132 SMs, 16 GB/s per
+    // added SM against 34.4 per SM on 8.
+    result.matrix_sum = {{8, 275}, {128, 3318}, {132, 3382}};
+    const auto notes = em::sm_scaling_notes(result);
+    ASSERT_GE(notes.size(), 5u);
+    EXPECT_NE(notes[4].find("The last 4 SMs added 16.0 GB/s each, 47% of"), std::string::npos)
+        << notes[4];
+    EXPECT_NE(notes[4].find("DRAM is not saturated yet"), std::string::npos) << notes[4];
 }
 
 TEST(SmScalingNotes, NothingToSayWithOnePoint) {

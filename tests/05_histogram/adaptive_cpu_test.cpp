@@ -26,7 +26,7 @@ const ad::RawCountVariant& variant_of(const ad::RawCountChoice& c) {
 }  // namespace
 
 TEST(HistogramAdaptive, BytesPerSmPerClockFromTheDeviceFigures) {
-    // 3352.3e9 B/s / (132 x 1980e6 clocks/s) = 12.83; the H200 18.42, beyond the 12.5 that
+    // 3352.3e9 B/s / (132 x 1980e6 clocks/s) = 12.83; the H200 18.42, beyond the 14.8 that
     // shared atomics sustained.
     EXPECT_NEAR(ad::bytes_per_sm_clock(h100()), 12.83, 0.01);
     EXPECT_NEAR(ad::bytes_per_sm_clock(h200()), 18.42, 0.01);

@@ -34,12 +34,7 @@ const std::vector<AllReduceStage>& allreduce_stages() {
 }
 
 const AllReduceStage* find_allreduce_stage(const std::string& id_or_name) {
-    for (const AllReduceStage& stage : allreduce_stages()) {
-        if (stage.id == id_or_name || stage.name == id_or_name) {
-            return &stage;
-        }
-    }
-    return nullptr;
+    return cudatutorial::find_stage_in(allreduce_stages(), id_or_name);
 }
 
 }  // namespace multi_gpu

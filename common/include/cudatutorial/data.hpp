@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace cudatutorial {
@@ -43,6 +45,22 @@ std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed);
 
 /// n bytes uniform over 'a'..'z'.
 std::vector<unsigned char> random_lowercase(std::size_t n, std::uint64_t seed);
+
+/// The value of `values` whose name_of(value) is `name`: the parser behind every `--dist` and
+/// `--data` option. Throws std::invalid_argument naming `what` and every known name, e.g.
+/// "unknown distribution 'x' (uniform, skewed, runs)".
+template <typename Value, typename NameOf>
+Value parse_named(const std::vector<Value>& values, NameOf name_of, const std::string& name,
+                  const std::string& what) {
+    std::string known;
+    for (const Value& value : values) {
+        if (name_of(value) == name) {
+            return value;
+        }
+        known += (known.empty() ? "" : ", ") + std::string(name_of(value));
+    }
+    throw std::invalid_argument("unknown " + what + " '" + name + "' (" + known + ")");
+}
 
 }  // namespace cudatutorial
 

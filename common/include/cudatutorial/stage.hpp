@@ -49,6 +49,15 @@ void print_stage_list(std::ostream& out, const std::vector<const StageDescriptor
 /// Splits "1,3,cub" at commas (empty items dropped).
 std::vector<std::string> split_list(const std::string& text);
 
+/// The stage of `registry` whose id or name is `id_or_name`, or nullptr.
+template <typename Stage>
+const Stage* find_stage_in(const std::vector<Stage>& registry, const std::string& id_or_name) {
+    const auto found = std::find_if(registry.begin(), registry.end(), [&](const Stage& stage) {
+        return stage.id == id_or_name || stage.name == id_or_name;
+    });
+    return found == registry.end() ? nullptr : &*found;
+}
+
 /// The stages named in `wanted` (ids or names, in any order; "all" or nothing: every stage that
 /// `in_all` accepts), each once, in registry order. Throws UsageError naming `option` and the
 /// known ids for a name that is no stage.
@@ -62,9 +71,7 @@ std::vector<const Stage*> select_stages(const std::vector<Stage>& registry,
     };
     const bool all = wanted.empty() || (wanted.size() == 1 && wanted[0] == "all");
     for (const std::string& text : wanted) {
-        const bool known = all || std::any_of(registry.begin(), registry.end(),
-                                              [&](const Stage& s) { return names(s, text); });
-        if (!known) {
+        if (!all && find_stage_in(registry, text) == nullptr) {
             std::string ids;
             for (const Stage& stage : registry) {
                 ids += (ids.empty() ? "" : ", ") + stage.id;
