@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -230,8 +231,8 @@ std::uint64_t total_count(const Histogram& histogram) {
     return total;
 }
 
-Comparison compare_histograms(const Histogram& reference, const Histogram& result,
-                              const Binning& binning) {
+Comparison compare_counts(const Histogram& reference, const Histogram& result,
+                          const std::function<std::string(int)>& bin_label) {
     Comparison comparison;
     comparison.counts_lost = static_cast<std::int64_t>(total_count(reference)) -
                              static_cast<std::int64_t>(total_count(result));
@@ -245,9 +246,8 @@ Comparison compare_histograms(const Histogram& reference, const Histogram& resul
     for (std::size_t b = 0; b < reference.size(); ++b) {
         if (reference[b] != result[b]) {
             if (comparison.mismatched_bins < 3) {
-                first << (comparison.mismatched_bins ? ", " : "") << "'"
-                      << binning.label(static_cast<int>(b)) << "' " << result[b] << " instead of "
-                      << reference[b];
+                first << (comparison.mismatched_bins ? ", " : "") << bin_label(static_cast<int>(b))
+                      << " " << result[b] << " instead of " << reference[b];
             }
             ++comparison.mismatched_bins;
         }
@@ -272,6 +272,12 @@ Comparison compare_histograms(const Histogram& reference, const Histogram& resul
         comparison.detail = detail.str();
     }
     return comparison;
+}
+
+Comparison compare_histograms(const Histogram& reference, const Histogram& result,
+                              const Binning& binning) {
+    return compare_counts(reference, result,
+                          [&binning](int bin) { return "'" + binning.label(bin) + "'"; });
 }
 
 // ---------------------------------------------------------------------------------------------

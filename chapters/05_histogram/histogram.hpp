@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,11 @@ struct Comparison {
 /// Compares bin by bin; `binning` only labels the bins in the detail text.
 Comparison compare_histograms(const Histogram& reference, const Histogram& result,
                               const Binning& binning);
+
+/// compare_histograms with any bin labels (`bin_label(b)` names bin b in the detail): the
+/// comparison behind every histogram check, byte bins and 16-bit bins alike.
+Comparison compare_counts(const Histogram& reference, const Histogram& result,
+                          const std::function<std::string(int)>& bin_label);
 
 /// Device workspace a stage may need (CUB's temporary storage), allocated on first use, outside
 /// the timed runs (the harness validates one run before it starts timing).

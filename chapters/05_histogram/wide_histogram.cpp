@@ -102,38 +102,7 @@ Histogram wide_reference_histogram(const WideValue* data, std::size_t n, int bin
 }
 
 Comparison compare_wide_histograms(const Histogram& reference, const Histogram& result) {
-    Comparison comparison;
-    comparison.counts_lost = static_cast<std::int64_t>(total_count(reference)) -
-                             static_cast<std::int64_t>(total_count(result));
-    if (reference.size() != result.size()) {
-        comparison.mismatched_bins = std::max(reference.size(), result.size());
-        comparison.detail = "expected " + std::to_string(reference.size()) + " bins, got " +
-                            std::to_string(result.size());
-        return comparison;
-    }
-    std::ostringstream first;
-    for (std::size_t b = 0; b < reference.size(); ++b) {
-        if (reference[b] != result[b]) {
-            if (comparison.mismatched_bins < 3) {
-                first << (comparison.mismatched_bins ? ", " : "") << "bin " << b << " " << result[b]
-                      << " instead of " << reference[b];
-            }
-            ++comparison.mismatched_bins;
-        }
-    }
-    comparison.equal = comparison.mismatched_bins == 0;
-    if (!comparison.equal) {
-        std::ostringstream detail;
-        detail << comparison.mismatched_bins << " of " << reference.size() << " bins wrong ("
-               << first.str() << (comparison.mismatched_bins > 3 ? ", ..." : "") << "); ";
-        if (comparison.counts_lost >= 0) {
-            detail << comparison.counts_lost << " of " << total_count(reference) << " counts lost";
-        } else {
-            detail << -comparison.counts_lost << " counts too many";
-        }
-        comparison.detail = detail.str();
-    }
-    return comparison;
+    return compare_counts(reference, result, [](int bin) { return "bin " + std::to_string(bin); });
 }
 
 namespace {
