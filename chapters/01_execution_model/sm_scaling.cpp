@@ -372,7 +372,7 @@ std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes
                     " SMs; with the latency growing, 90% of it took " +
                     std::to_string(first_partition_reaching(result.matrix_sum, 0.9)) + " SMs.");
     // Whether DRAM is saturated is read off the last step, not assumed: on the H100 the last SMs
-    // added 15% of what an SM reads alone, on the H200 (1.44x the bandwidth) 46%.
+    // added 14% of what an SM reads alone, on the H200 (1.44x the bandwidth) 47%.
     const ScalingPoint* before_last = nullptr;
     for (const ScalingPoint& p : result.matrix_sum) {
         if (p.sms < largest->sms && (before_last == nullptr || p.sms > before_last->sms)) {
