@@ -70,15 +70,11 @@ ChoiceCache& cache() {
 
 DeviceFigures figures_of_current_device(int device) {
     DeviceFigures f;
-    int clock_khz = 0;
-    int bus_bits = 0;
     CT_CHECK(cudaDeviceGetAttribute(&f.cc_major, cudaDevAttrComputeCapabilityMajor, device));
     CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
     CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
                                     device));
-    CT_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device));
-    CT_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
-    f.bandwidth_gbs = cudatutorial::theoretical_bandwidth_gbs(clock_khz, bus_bits);
+    f.bandwidth_gbs = cudatutorial::device_bandwidth_gbs(device);
     return f;
 }
 

@@ -45,16 +45,12 @@ ChoiceCache& cache() {
 
 DeviceFigures figures_of(int device) {
     DeviceFigures f;
-    int memory_khz = 0;
-    int bus_bits = 0;
     int sm_khz = 0;
     CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
     CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
                                     device));
-    CT_CHECK(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device));
-    CT_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
     CT_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
-    f.bandwidth_gbs = cudatutorial::theoretical_bandwidth_gbs(memory_khz, bus_bits);
+    f.bandwidth_gbs = cudatutorial::device_bandwidth_gbs(device);
     f.sm_clock_mhz = sm_khz / 1e3;
     return f;
 }

@@ -58,6 +58,10 @@ struct DeviceInfo {
 /// in GB/s (10^9 bytes/s). `memory_clock_khz` is what cudaDevAttrMemoryClockRate reports.
 double theoretical_bandwidth_gbs(int memory_clock_khz, int memory_bus_width_bits);
 
+/// The theoretical DRAM bandwidth of `device` (GB/s) from its two attributes alone, without the
+/// rest of query_device(): cheap enough for a launch path. 0 when either is not reported.
+double device_bandwidth_gbs(int device);
+
 /// "13.0" from the runtime/driver encoding 13000.
 std::string cuda_version_string(int encoded_version);
 

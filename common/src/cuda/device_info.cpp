@@ -134,6 +134,11 @@ std::string no_device_message(int code) {
            "docs.";
 }
 
+double device_bandwidth_gbs(int device) {
+    return theoretical_bandwidth_gbs(attribute(cudaDevAttrMemoryClockRate, device),
+                                     attribute(cudaDevAttrGlobalMemoryBusWidth, device));
+}
+
 DeviceInfo query_device(int device) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
