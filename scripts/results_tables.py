@@ -78,7 +78,7 @@ def render_block(kind, rel_path, doc_path):
 
 def documents():
     yield from sorted(ROOT.glob("*.md"))
-    yield from sorted(ROOT.glob("chapters/*/README.md"))
+    yield from sorted(ROOT.glob("chapters/*/*.md"))
     yield from sorted(ROOT.glob("docs/**/*.md"))
 
 
