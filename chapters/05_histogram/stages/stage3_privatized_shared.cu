@@ -25,7 +25,9 @@ template <typename Bins>
 __global__ void privatized_shared_kernel(const unsigned char* __restrict__ input, std::size_t n,
                                          unsigned int* histo, int n_bins, Bins bins) {
     extern __shared__ unsigned int histo_s[];
-    // EXERCISE BEGIN: clear the block's private histogram histo_s[0, n_bins), for any block size
+    // EXERCISE BEGIN: clear the block's private histogram histo_s[0, n_bins), for any block size,
+    // EXERCISE HINT: then a barrier (__syncthreads()): no thread may count into a bin that
+    // EXERCISE HINT: another thread has not cleared yet
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
         histo_s[b] = 0;
     }
@@ -42,8 +44,8 @@ __global__ void privatized_shared_kernel(const unsigned char* __restrict__ input
             // EXERCISE END
         }
     }
-    // EXERCISE BEGIN: when the whole block has counted, add the private histogram to the global
-    // EXERCISE HINT: one, histo (an empty bin needs no global atomic)
+    // EXERCISE BEGIN: wait at a barrier until the whole block has counted, then add the private
+    // EXERCISE HINT: histogram to the global one, histo (an empty bin needs no global atomic)
     __syncthreads();
 
     for (int b = threadIdx.x; b < n_bins; b += blockDim.x) {
