@@ -2,12 +2,13 @@
 // updated with remote atomics (sm_90+: cooperative_groups::this_cluster, distributed shared
 // memory). The obvious cluster kernel, and a lesson in why it is not the fast one.
 //
-// Changed from wide 2: a cluster of C blocks runs on C SMs of one GPC at the same time, and each
-// block can read, write and atomically update the other blocks' shared memory (DSMEM) through
-// cluster.map_shared_rank(). So the cluster keeps ONE copy of the histogram, each block holding
+// Changed from wide 2: the C blocks of a cluster are scheduled at the same time on one GPC (a
+// group of SMs); they land on different SMs when one SM cannot hold two of them (at 65,536 bins
+// and C = 2 each block needs 128 KiB of an SM's 228 KiB). Each block can read, write and
+// atomically update the other blocks' shared memory (DSMEM) through cluster.map_shared_rank(). So the cluster keeps ONE copy of the histogram, each block holding
 // bins / C of it: bin b lives in block b mod C at offset b / C (wide_bin_math.hpp). 65,536 bins
 // cost 128 KiB per block with C = 2, which fits where privatization (256 KiB) cannot. Every value
-// is one atomicAdd through a DSMEM address (C - 1 in C of them in another SM); the merge is
+// is one atomicAdd through a DSMEM address (C - 1 in C of them in another block); the merge is
 // `bins` global atomics per cluster.
 //
 // Two cluster.sync() calls: after clearing (no block may count into a slice its owner has not
