@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Exercises that grade themselves: skeletons of real stages, built and checked on the GPU.
 
-    scripts/exercise.py list                      the exercises (exercises/exercises.txt)
+    scripts/exercise.py list                      the exercises (exercises/exercises.txt), in
+                                                  course order (chapters/chapters.txt)
     scripts/exercise.py start CHAPTER STAGE       copy the skeleton to exercises/student/ (never
                                                   overwrites a file that is already there)
     scripts/exercise.py grade CHAPTER STAGE       build the chapter with the student's file in
@@ -51,6 +52,7 @@ from typing import Dict, List, Optional, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REGISTRY = ROOT / "exercises" / "exercises.txt"
+CHAPTER_LIST = ROOT / "chapters" / "chapters.txt"  # the course order
 STUDENT_DIR = ROOT / "exercises" / "student"
 DEFAULT_BUILD_DIR = ROOT / "build-exercise"
 
@@ -795,16 +797,39 @@ def single_architecture(command: List[str]) -> List[str]:
 
 # --- command line ------------------------------------------------------------------------------
 
+def course_order(exercises: List[Exercise],
+                 chapter_list: pathlib.Path = CHAPTER_LIST) -> List[Exercise]:
+    """The exercises in course order: by their chapter's line in chapters/chapters.txt (the
+    second column is the executable, the registry's chapter), then in the registry's order within
+    a chapter. A chapter that the list does not name comes last, in the registry's order."""
+    rank: Dict[str, int] = {}
+    for line in chapter_list.read_text().splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 2:
+            rank.setdefault(fields[1], len(rank))
+    return sorted(exercises, key=lambda e: rank.get(e.chapter, len(rank)))  # sorted() is stable
+
+
 def command_list(_args) -> int:
-    exercises = load_registry()
-    print(f"{'exercise':<18} {'grade with':<54} {'regions':>7}  file")
+    exercises = course_order(load_registry())
+    lines = [f"{'exercise':<18} {'grade with':<54} {'regions':>7}  file"]
     for e in exercises:
         regions = len(parse_regions(e.path.read_text(), e.file))
         started = "  (started)" if e.student_path.exists() else ""
         command = f"make exercise CHAPTER={e.chapter} STAGE={e.stage}"
-        print(f"{e.id:<18} {command:<54} {regions:>7}  {e.file}{started}")
-    print(f"\nThe first `make exercise` copies the skeleton to {display(STUDENT_DIR)}/ (never "
-          "over a file that is there); docs/exercises.md explains the checks.")
+        lines.append(f"{e.id:<18} {command:<54} {regions:>7}  {e.file}{started}")
+    lines.append(f"\nIn course order. The first `make exercise` copies the skeleton to "
+                 f"{display(STUDENT_DIR)}/ (never over a file that is there); docs/exercises.md "
+                 "explains the checks.")
+    try:
+        print("\n".join(lines))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left early (`make exercise-list | head -3`): not an error. Point stdout at
+        # /dev/null so that the interpreter's own flush at exit does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
     return EXIT_PASS
 
 
