@@ -1,0 +1,395 @@
+// Chapter 0, your first kernel: the smallest programs that teach what every later chapter
+// assumes - a launch and its indices, device memory and copies, checking for errors, timing,
+// shared memory and the barrier - each checked against the CPU every run.
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/data.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "first_kernel.hpp"
+
+namespace ct = cudatutorial;
+namespace fk = first_kernel;
+
+namespace {
+
+const std::vector<std::string> kSections = {"indices", "add", "errors", "timing", "stencil"};
+
+// The index map's launch: small enough to print every thread, with a partial last block.
+constexpr int kMapElements = 10;
+constexpr int kMapBlock = 4;
+
+struct Options {
+    std::string program = "first_kernel";  ///< argv[0], for the child process of `errors`
+    std::uint64_t n = (std::uint64_t{1} << 25) + 1;  // a multiple of no block size
+    int block = 256;
+    int grid = 0;  ///< the grid-stride stage's grid; 0: fill every SM once
+    int radius = 3;
+    std::uint64_t canary = fk::kDefaultCanary;
+    std::string stages = "all";
+    std::vector<std::string> sections;
+    std::uint64_t seed = ct::kDefaultSeed;
+    bool illegal_address_child = false;  ///< hidden: the child side of the `errors` section
+    ct::CommonOptions common;
+};
+
+void add_options(CLI::App& app, Options& o) {
+    ct::add_size_option(app, "--n", o.n,
+                        "elements of the vector add and the stencil (1 to 2^34; the default is "
+                        "a multiple of no block size, so the last block is partial)");
+    app.add_option("--block", o.block, "threads per block (a power of two, 32 to 1024)")
+        ->capture_default_str();
+    app.add_option("--grid", o.grid,
+                   "blocks of the grid-stride stage (0: enough to fill every SM once)")
+        ->check(CLI::Range(0, 1 << 30))
+        ->capture_default_str();
+    app.add_option("--radius", o.radius, "stencil radius r: out[i] = in[i-r] + ... + in[i+r]")
+        ->check(CLI::Range(1, fk::kMaxRadius))
+        ->capture_default_str();
+    ct::add_size_option(app, "--canary", o.canary,
+                        "poisoned elements behind every array, where a write past the end shows "
+                        "(0: exact allocations, for compute-sanitizer memcheck)");
+    app.add_option("--stage", o.stages,
+                   "'all', 'list' (the stages and their ideas; no GPU needed), or a "
+                   "comma-separated list of ids or names: 1,1x,2,thrust (vector add), 3,4,4x "
+                   "(stencil). Given without --section, only the sections of those stages run")
+        ->capture_default_str();
+    ct::add_section_option(app, o.sections, kSections,
+                           "run only these sections: indices, add, errors, timing, stencil "
+                           "(default: all, in that order)");
+    app.add_option("--seed", o.seed, "seed of the input data")->capture_default_str();
+    app.add_flag("--illegal-address-child", o.illegal_address_child)->group("");
+    ct::add_common_options(app, o.common);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options checked before any GPU work
+// ---------------------------------------------------------------------------------------------
+
+struct Selection {
+    std::vector<const fk::AddStage*> add;
+    std::vector<const fk::StencilStage*> stencil;
+    bool explicit_list = false;
+};
+
+Selection select_stages(const Options& o) {
+    const std::vector<std::string> wanted = ct::split_list(o.stages);
+    const bool all = wanted.empty() || wanted == std::vector<std::string>{"all"};
+    Selection selection;
+    selection.explicit_list = !all;
+    for (const std::string& item : wanted) {
+        if (!all && ct::find_stage_in(fk::add_stages(), item) == nullptr &&
+            ct::find_stage_in(fk::stencil_stages(), item) == nullptr) {
+            throw ct::UsageError("--stage '" + item +
+                                 "' is not a stage (ids: 1, 1x, 2, thrust, 3, 4, 4x, a stage's "
+                                 "name, all, or list)");
+        }
+    }
+    const auto chosen = [&](const ct::StageDescriptor& stage) {
+        return all || std::find_if(wanted.begin(), wanted.end(), [&](const std::string& item) {
+                          return item == stage.id || item == stage.name;
+                      }) != wanted.end();
+    };
+    for (const fk::AddStage& stage : fk::add_stages()) {
+        if (chosen(stage)) {
+            selection.add.push_back(&stage);
+        }
+    }
+    for (const fk::StencilStage& stage : fk::stencil_stages()) {
+        if (chosen(stage)) {
+            selection.stencil.push_back(&stage);
+        }
+    }
+    return selection;
+}
+
+bool wanted(const Options& o, const Selection& selection, const std::string& section) {
+    if (!o.sections.empty()) {
+        return ct::section_wanted(o.sections, section);
+    }
+    if (selection.explicit_list) {  // --stage 4: only the section that holds stage 4
+        return (section == "add" && !selection.add.empty()) ||
+               (section == "stencil" && !selection.stencil.empty());
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+// ---------------------------------------------------------------------------------------------
+
+bool run_indices_section() {
+    const int grid = static_cast<int>(fk::blocks_for(kMapElements, kMapBlock));
+    std::cout << "== Which thread works on which element ==\n"
+              << "kernel<<<" << grid << ", " << kMapBlock << ">>> over n = " << kMapElements
+              << " elements: ceil(" << kMapElements << " / " << kMapBlock << ") = " << grid
+              << " blocks of " << kMapBlock << " threads. Each thread wrote down where it sat.\n\n";
+    std::vector<fk::ThreadRecord> records;
+    std::vector<int> out;
+    fk::record_indices(grid, kMapBlock, kMapElements, records, out);
+    std::vector<std::vector<std::string>> cells = {
+        {"blockIdx.x", "threadIdx.x", "i = blockIdx.x * blockDim.x + threadIdx.x", "i < n?",
+         "element", "SM"}};
+    for (const fk::ThreadRecord& r : records) {
+        cells.push_back({std::to_string(r.block), std::to_string(r.thread),
+                         std::to_string(r.block) + " * " + std::to_string(r.block_dim) + " + " +
+                             std::to_string(r.thread) + " = " + std::to_string(r.i),
+                         r.wrote ? "yes" : "no: guarded",
+                         r.wrote ? "out[" + std::to_string(r.i) + "]" : "-",
+                         std::to_string(r.sm)});
+    }
+    ct::print_aligned(std::cout, cells, {});
+    const ct::Verification check =
+        fk::verify_index_map(records, out, grid, kMapBlock, kMapElements);
+    std::cout << "\nThe last " << grid * kMapBlock - kMapElements
+              << " threads have no element: the guard `if (i < n)` keeps them out. The SM column "
+                 "is where the hardware placed each block (it may change from run to run).\n"
+              << "check: " << (check.passed ? "PASS" : "FAIL: " + check.detail) << "\n\n";
+    return check.passed;
+}
+
+/// Device arrays with `canary` poisoned elements behind the n real ones.
+struct AddArrays {
+    std::vector<float> a;
+    std::vector<float> b;
+    ct::DeviceBuffer<float> d_a;
+    ct::DeviceBuffer<float> d_b;
+    ct::DeviceBuffer<float> d_c;
+    std::size_t n = 0;
+    AddArrays(std::size_t count, std::size_t canary, std::uint64_t seed)
+        : a(ct::random_floats(count, seed, -1.0f, 1.0f)),
+          b(ct::random_floats(count, seed + 1, -1.0f, 1.0f)),
+          n(count) {
+        // The slack behind a and b holds zeros (defined values, which a kernel without its guard
+        // reads); the slack behind c holds the poison that the check looks for.
+        a.resize(count + canary, 0.0f);
+        b.resize(count + canary, 0.0f);
+        d_a = ct::DeviceBuffer<float>(a);
+        d_b = ct::DeviceBuffer<float>(b);
+        d_c = ct::DeviceBuffer<float>(count + canary);
+    }
+    ct::Verification verify() const { return fk::verify_vector_add(a, b, d_c.to_host(), n); }
+};
+
+ct::RunInfo run_info(const Options& o, const ct::DeviceInfo& device, const std::string& title) {
+    ct::RunInfo info = ct::make_run_info("first_kernel", title, device);
+    info.set("n", ct::describe_size(o.n));
+    info.set("block", std::to_string(o.block));
+    info.set("canary", std::to_string(o.canary) + " elements behind each array");
+    info.set("seed", std::to_string(o.seed));
+    info.set("timing", o.common.timing_description());
+    return info;
+}
+
+int run_add_section(const Options& o, const Selection& selection, const ct::DeviceInfo& device,
+                    AddArrays& arrays) {
+    const int grid = o.grid > 0 ? o.grid
+                                : fk::grid_stride_default_grid(arrays.n, o.block, device.sm_count,
+                                                               device.max_threads_per_sm);
+    ct::RunInfo info = run_info(o, device, "vector add c = a + b, floats, checked bit for bit");
+    info.set("grid (stage 2)", std::to_string(grid) + " blocks" +
+                                   (o.grid > 0 ? "" : " (every SM filled once)"));
+    info.set("bytes moved", ct::format_bytes(12.0 * static_cast<double>(arrays.n)) +
+                                " (a and b read, c written)");
+    ct::ResultTable table(info);
+    table.set_baseline("thrust", "Thrust");
+    const ct::BenchmarkConfig config = o.common.benchmark_config();
+    for (const fk::AddStage* stage : selection.add) {
+        const bool unguarded = stage->role == ct::StageRole::kExpectedFailure;
+        if (unguarded && !selection.explicit_list &&
+            o.canary < static_cast<std::uint64_t>(o.block)) {
+            table.add_note("1x skipped: with a canary shorter than a block (--canary " +
+                           std::to_string(o.canary) +
+                           ") its writes past the end would leave the arrays. Run it alone "
+                           "under memcheck: compute-sanitizer --tool memcheck first_kernel "
+                           "--stage 1x --canary 0");
+            continue;
+        }
+        table.add(ct::run_stage(
+            *stage, [&] { arrays.d_c.fill_bytes(0xff); },
+            [&](cudaStream_t stream) {
+                stage->launch(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
+                              o.block, grid, stream);
+            },
+            [&] { return arrays.verify(); }, 12.0 * static_cast<double>(arrays.n), config));
+    }
+    return ct::finish_table(table, o.common);
+}
+
+bool run_errors_section(const Options& o, const ct::DeviceInfo& device) {
+    std::cout << "== What a failing launch looks like ==\n"
+              << "Each row makes one mistake on purpose. A refused request leaves the GPU usable; "
+                 "a fault inside a kernel ends the CUDA context of its process.\n\n";
+    std::vector<fk::ErrorDemo> demos =
+        fk::run_recoverable_error_demos(device.max_threads_per_block, device.global_memory);
+    demos.push_back(fk::run_illegal_address_demo(o.program, o.common.device));
+    std::vector<std::vector<std::string>> cells = {
+        {"what goes wrong", "reported by", "error", "as expected"}};
+    bool all_as_expected = true;
+    for (const fk::ErrorDemo& demo : demos) {
+        cells.push_back({demo.what, demo.reported_by, demo.observed,
+                         demo.as_expected ? "yes" : "NO (expected " + demo.expected + ")"});
+        all_as_expected = all_as_expected && demo.as_expected;
+    }
+    ct::print_aligned(std::cout, cells, {0, 1, 2});
+    std::cout << "\nWhat each reported, and what came after:\n";
+    for (std::size_t i = 0; i < demos.size(); ++i) {
+        std::cout << "  [" << i + 1 << "] " << demos[i].message << "\n      then: "
+                  << demos[i].afterwards << "\n";
+    }
+    std::cout << "check: " << (all_as_expected ? "PASS" : "FAIL") << "\n\n";
+    return all_as_expected;
+}
+
+int run_timing_section(const Options& o, const ct::DeviceInfo& device, AddArrays& arrays) {
+    arrays.d_c.fill_bytes(0xff);
+    const std::vector<fk::TimingMethod> methods =
+        fk::time_five_ways(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
+                           o.block, o.common.repetitions, o.common.warmup);
+    const ct::Verification check = arrays.verify();
+    ct::RunInfo info = run_info(o, device, "one vector add (stage 1), timed five ways");
+    info.set("what to compare", "every row times the same kernel; only t4 and t5 time it alone");
+    ct::ResultTable table(info);
+    table.set_baseline("t5", "t5");
+    const double bytes = 12.0 * static_cast<double>(arrays.n);
+    for (const fk::TimingMethod& method : methods) {
+        ct::ResultRow row;
+        row.id = method.id;
+        row.name = method.name;
+        row.idea = method.measures;
+        row.timed = true;
+        row.stats = method.stats;
+        row.bytes = bytes;
+        row.passed = check.passed;
+        row.in_progression = false;  // different ways to time one kernel, not steps
+        row.with("samples", std::to_string(method.stats.samples));
+        row.detail = check.passed ? method.measures : check.detail;
+        const double gbs = ct::bandwidth_gbs(bytes, method.stats.median_ms);
+        if (check.passed && device.theoretical_bandwidth_gbs() > 0 &&
+            gbs > device.theoretical_bandwidth_gbs()) {
+            row.detail += ": " + ct::format_fixed(ct::percent_of(gbs, device.theoretical_bandwidth_gbs()), 0) +
+                          "% of the DRAM peak is impossible - the clock stopped before the GPU "
+                          "finished";
+        }
+        table.add(std::move(row));
+    }
+    return ct::finish_table(table, o.common.with_file_suffix("_timing"));
+}
+
+int run_stencil_section(const Options& o, const Selection& selection,
+                        const ct::DeviceInfo& device) {
+    const std::size_t n = static_cast<std::size_t>(o.n);
+    const std::vector<int> input = fk::make_stencil_input(n, o.seed);
+    const std::vector<int> expected = fk::stencil_reference(input, o.radius);
+    std::vector<int> padded = input;
+    padded.resize(n + o.canary, 0);
+    ct::DeviceBuffer<int> d_in(padded);
+    ct::DeviceBuffer<int> d_out(n + o.canary);
+    ct::RunInfo info = run_info(
+        o, device, "1D stencil out[i] = in[i-r] + ... + in[i+r], ints, checked exactly");
+    info.set("radius", std::to_string(o.radius) + " (" + std::to_string(2 * o.radius + 1) +
+                           " inputs per output)");
+    info.set("bytes moved", ct::format_bytes(8.0 * static_cast<double>(n)) +
+                                " (in read once, out written: what an ideal kernel moves)");
+    ct::ResultTable table(info);
+    const ct::BenchmarkConfig config = o.common.benchmark_config();
+    for (const fk::StencilStage* stage : selection.stencil) {
+        table.add(ct::run_stage(
+            *stage, [&] { d_out.fill_bytes(0xff); },
+            [&](cudaStream_t stream) {
+                stage->launch(d_in.data(), d_out.data(), n, o.radius, o.block, stream);
+            },
+            [&] { return fk::verify_stencil(expected, d_out.to_host()); },
+            8.0 * static_cast<double>(n), config));
+    }
+    return ct::finish_table(table, o.common.with_file_suffix("_stencil"));
+}
+
+int worst(int a, int b) {
+    return std::max(a, b);
+}
+
+int run(const Options& o) {
+    if (o.illegal_address_child) {
+        ct::select_device(o.common.device);
+        return fk::run_illegal_address_child();
+    }
+    if (o.stages == "list") {
+        std::cout << "Vector add (--section add):\n";
+        ct::print_stage_list(std::cout, ct::descriptors(fk::add_stages()));
+        std::cout << "\nStencil (--section stencil):\n";
+        ct::print_stage_list(std::cout, ct::descriptors(fk::stencil_stages()));
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    // 1. Everything that can be checked without a GPU.
+    ct::require_range(o.n, 1, std::uint64_t{1} << 34, "--n");
+    ct::require_power_of_two_block(o.block);
+    ct::require_range(o.canary, 0, std::uint64_t{1} << 20, "--canary");
+    const Selection selection = select_stages(o);
+    const bool add = wanted(o, selection, "add") && !selection.add.empty();
+    const bool timing = wanted(o, selection, "timing");
+    const bool stencil = wanted(o, selection, "stencil") && !selection.stencil.empty();
+
+    // 2. The device, and whether the arrays fit.
+    const ct::DeviceInfo device = ct::select_device(o.common.device);
+    ct::require_block_size(o.block, device, 32);
+    const std::size_t slots = static_cast<std::size_t>(o.n + o.canary);
+    std::size_t bytes = 0;
+    if (add || timing) {
+        bytes = 3 * slots * sizeof(float);
+    }
+    if (stencil) {
+        bytes = std::max(bytes, 2 * slots * sizeof(int));
+    }
+    ct::require_device_memory(bytes, "the arrays of the selected sections");
+
+    // 3. The sections, in lesson order.
+    int status = ct::to_int(ct::ExitCode::kSuccess);
+    const int failed = ct::to_int(ct::ExitCode::kVerificationFailed);
+    if (wanted(o, selection, "indices") && !run_indices_section()) {
+        status = worst(status, failed);
+    }
+    if (add || timing) {
+        AddArrays arrays(static_cast<std::size_t>(o.n), static_cast<std::size_t>(o.canary),
+                         o.seed);
+        if (add) {
+            status = worst(status, run_add_section(o, selection, device, arrays));
+        }
+        if (wanted(o, selection, "errors") && !run_errors_section(o, device)) {
+            status = worst(status, failed);
+        }
+        if (timing) {
+            status = worst(status, run_timing_section(o, device, arrays));
+        }
+    } else if (wanted(o, selection, "errors") && !run_errors_section(o, device)) {
+        status = worst(status, failed);
+    }
+    if (stencil) {
+        status = worst(status, run_stencil_section(o, selection, device));
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 0 - your first kernel: a launch and its indices, device memory, errors, timing, "
+        "shared memory and the barrier, each checked against the CPU"};
+    Options o;
+    add_options(app, o);
+    // The errors section starts this program again as a child process: /proc/self/exe names
+    // this very file, whatever directory it was started from (argv[0] as a fallback).
+    o.program = argc > 0 ? argv[0] : "first_kernel";
+    if (FILE* self = std::fopen("/proc/self/exe", "r")) {
+        std::fclose(self);
+        o.program = "/proc/self/exe";
+    }
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
+}
