@@ -7,10 +7,13 @@
 /// says how many: cudaDevAttrAsyncEngineCount). In one stream every step waits for the previous
 /// one: copy-in + kernel + copy-out. With a stream per chunk, chunk 1's copy-in can run while
 /// chunk 0's kernel does, and chunk 0's copy-out while chunk 1's kernel does; with enough chunks
-/// the total tends to the slowest of the three steps alone. Breadth-first issue order was what
-/// made this work on GPUs with one hardware queue (Fermi); with many queues (Hyper-Q, since
-/// Kepler) depth first overlaps just as well. Small chunks cost a fixed overhead per copy and
-/// launch, so the gain stops growing with K.
+/// the total tends to the slowest of the three steps alone. The issue order: breadth first was
+/// the advice for GPUs with one copy engine, whose single copy queue made chunk 1's copy in wait
+/// behind chunk 0's copy out (on two-copy-engine Fermi, depth first measured faster). Streams do
+/// not each get a hardware queue: they share the CUDA_DEVICE_MAX_CONNECTIONS work queues (8 by
+/// default, at most 32), so at K = 16 at least two chunk streams share one, and an operation
+/// waiting at a queue's head holds up the other stream's work behind it (a false dependency).
+/// Small chunks cost a fixed overhead per copy and launch, so the gain stops growing with K.
 /// Look at: the timeline (H, K, D per stream), the total against the ideal and the sum, and how
 /// both change with K.
 #pragma once
