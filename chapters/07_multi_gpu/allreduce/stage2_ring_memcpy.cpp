@@ -4,9 +4,10 @@
 // around the ring. Each chunk move here is a cudaMemcpyAsync (copy engine) into a staging
 // buffer, followed by an add kernel.
 //
-// Why it should be faster than stage 1: in every step all G links carry a chunk at once, and
-// each GPU sends and receives only 2(G - 1)/G x n bytes in all, whatever G is: the all-reduce
-// costs about what one GPU's link needs to move its share, which is what bus bandwidth measures.
+// Why it should be faster than stage 1: in every step every GPU sends a chunk and receives one at
+// once, and each GPU sends and receives only 2(G - 1)/G x n x sizeof(float) bytes in all (n
+// counts floats), whatever G is: the all-reduce costs about what one GPU's link needs to move its
+// share, which is what bus bandwidth measures.
 // What to look for: on two GPUs about twice stage 1's bus bandwidth on large messages; on small
 // ones, slower, since it makes 2(G - 1) dependent steps, each a copy and a launch.
 #include <memory>
