@@ -16,6 +16,7 @@ esac
 
 # Small problems and one repetition: ncu replays every kernel once per metric group.
 case "$chapter" in
+  first_kernel)     args="--section add,stencil --n 2^22 --reps 1 --warmup 0" ;;
   execution_model)  args="--section sweep --nx 2^12 --ny 2^12 --reps 1 --warmup 0" ;;
   divergence)       args="--section timing --reps 1 --warmup 0" ;;
   reduction)        args="--n 2^22 --reps 1 --warmup 0" ;;

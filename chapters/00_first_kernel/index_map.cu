@@ -33,6 +33,7 @@ void record_indices(int grid, int block, int n, std::vector<ThreadRecord>& recor
                     std::vector<int>& out) {
     cudatutorial::DeviceBuffer<ThreadRecord> d_records(static_cast<std::size_t>(grid) * block);
     cudatutorial::DeviceBuffer<int> d_out(static_cast<std::size_t>(n));
+    d_records.fill_bytes(0);  // the records' padding bytes too: every byte copied back is defined
     d_out.fill_bytes(0xff);
     record_indices_kernel<<<grid, block>>>(d_records.data(), d_out.data(), n);
     CT_CHECK_LAUNCH();

@@ -2,6 +2,7 @@
 // assumes - a launch and its indices, device memory and copies, checking for errors, timing,
 // shared memory and the barrier - each checked against the CPU every run.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ struct Options {
     std::uint64_t n = (std::uint64_t{1} << 25) + 1;  // a multiple of no block size
     int block = 256;
     int grid = 0;  ///< the grid-stride stage's grid; 0: fill every SM once
-    int radius = 3;
+    int radius = 8;  // where the shared tile starts to pay on the H100 (the README's sweep)
     std::uint64_t canary = fk::kDefaultCanary;
     std::string stages = "all";
     std::vector<std::string> sections;
@@ -384,12 +385,14 @@ int main(int argc, char** argv) {
         "shared memory and the barrier, each checked against the CPU"};
     Options o;
     add_options(app, o);
-    // The errors section starts this program again as a child process: /proc/self/exe names
-    // this very file, whatever directory it was started from (argv[0] as a fallback).
+    // The errors section starts this program again as a child process: the link
+    // /proc/self/exe names this very file, whatever directory it was started from (read here:
+    // in the child's shell it would name the shell). argv[0] where there is no /proc.
     o.program = argc > 0 ? argv[0] : "first_kernel";
-    if (FILE* self = std::fopen("/proc/self/exe", "r")) {
-        std::fclose(self);
-        o.program = "/proc/self/exe";
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (!error) {
+        o.program = self.string();
     }
     return ct::run_program(app, argc, argv, [&] { return run(o); });
 }
