@@ -56,7 +56,7 @@ std::string profiling_help(const std::string& program) {
            "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio \\\n"
         << "      " << sweep << " --blocks 32x16,16x16\n"
         << "\n"
-        << "Everything for the whole sweep, as CSV (what the chapter README's profile table was\n"
+        << "Everything for the whole sweep, as CSV (what the chapter's deep dive's profile table was\n"
         << "made from):\n"
         << "  ncu --clock-control none -k regex:sum_matrix --csv --section Occupancy \\\n"
         << "      --metrics "

@@ -71,7 +71,8 @@ struct DeviceFigures {
 };
 
 /// DRAM latency the derivation assumes: the pointer chase of chapter 1 measured 345 ns on the
-/// H100 (latency is no device attribute; HBM generations differ little in it).
+/// H100 (latency is no device attribute). Other GPUs' latency was not measured: the H200 uses the
+/// H100's figure too.
 inline constexpr double kAssumedLatencyNs = 345;
 /// Little's law gives the bytes in flight for an idle pipe; under full load the latency grows
 /// and not every resident thread is waiting at a given moment, so the derivation asks for this

@@ -335,8 +335,8 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         devices, o);
     info.set("peer access between all pairs", gpus.all_peers_enabled() ? "yes" : "no");
     if (link_gbs <= 0 && G > 1 && gpus.peer_enabled(0, 1)) {
-        // The link is the ceiling every row is judged against: measured here too when the
-        // topology section did not run in this process.
+        // The copy rate is the yardstick every row's "% of link" divides by: measured here too
+        // when the topology section did not run in this process.
         ct::BenchmarkConfig quick = o.common.benchmark_config();
         quick.repetitions = std::min(quick.repetitions, 10);
         const CopyMeasurement link =

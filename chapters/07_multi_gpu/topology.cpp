@@ -1,6 +1,7 @@
 // Topology: which GPUs can reach each other's memory, and how fast bytes move between them along
-// each path. The copy figures are the ceiling for everything later in the chapter: an all-reduce
-// cannot move data faster than the link does.
+// each path. The copy engine's one-way rate is the yardstick the rest of the chapter is judged
+// against ("% of link"), not a ceiling: an SM that loads a peer's memory itself is not bound by
+// the copy engine's rate, and the link's theoretical figure is higher.
 #include "topology.hpp"
 
 #include "cudatutorial/check.hpp"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns histogram_ncu_raw.csv (profile_atomics.sh: `ncu --csv` of several histogram runs, each
-section headed by "### <arguments>") into the README's profiler table: one row per kernel, the
+section headed by "### <arguments>") into the deep dive's profiler table: one row per kernel, the
 first launch of each, CUB's sweep kernel included.
 
     chapters/05_histogram/scripts/ncu_summary.py histogram_ncu_raw.csv "header line" > histogram_ncu.txt

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The measurements behind the README's sections on atomics and the profiler table, in one run:
+# The measurements behind the deep dive's sections on atomics and the profiler table, in one run:
 #  1. the SASS of the global-atomic stages (1, 2) and of the latency probe;
 #  2. what L2 sees of stage 2's global atomics: Nsight Compute's L2 (lts__) and L1 (l1tex__)
 #     counters for reductions/atomics, with the metric names taken from `ncu --query-metrics`

@@ -1,8 +1,9 @@
 // Stage 1: the all-reduce anyone writes first. Every GPU's vector is copied to GPU 0, GPU 0 adds
 // them, and the sum is copied back to every GPU.
 //
-// Why it is slow: every byte crosses GPU 0's link twice (in and out), 2(G - 1) n bytes in all,
-// one after another, while the other GPUs' links carry one direction each and mostly idle. Its
+// Why it is slow: every byte crosses GPU 0's link twice (in and out), 2(G - 1) x n x
+// sizeof(float) bytes in all (n counts floats), one after another, while the other GPUs' links
+// carry one direction each and mostly idle. Its
 // time grows with G. What to look for: its bus bandwidth is about half the link's one-way rate
 // on two GPUs and falls as GPUs are added; on small messages it is fine, because it makes few
 // copies and one launch (latency, not bandwidth, decides there).

@@ -12,7 +12,7 @@ const std::vector<AllReduceStage>& allreduce_stages() {
              false,
              make_naive_gather_broadcast},
             {{"2", "ring_memcpy",
-              "a ring: 2(G-1) steps, every link busy at once; each step a peer copy, then an add"},
+              "a ring: 2(G-1) steps, every GPU sending and receiving at once; each step a peer copy, then an add"},
              false,
              make_ring_memcpy},
             {{"3", "ring_peer_kernel",
