@@ -14,7 +14,11 @@ CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
 # A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
 PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
 RESULTS     ?= docs/results
-COMPARE_OUT ?= docs/results/compare
+# Where `make plots` and `make compare` write unless OUT= says otherwise: a build folder, so that
+# the committed figures under $(RESULTS) change only when asked (OUT=$(RESULTS) for plots,
+# OUT=$(RESULTS)/compare for compare).
+PLOTS_OUT   ?= $(BUILD_DIR)/plots
+COMPARE_OUT ?= $(BUILD_DIR)/compare
 CHAPTER     ?= reduction
 # What `make deps` installs (Debian/Ubuntu); through sudo when not run as root.
 DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev doxygen graphviz python3 \
@@ -89,21 +93,27 @@ docs-tables:
 	python3 scripts/results_tables.py
 
 # One folder per GPU under $(RESULTS); a folder without result JSON (nothing measured yet, or
-# compare/, which `make compare` writes) is passed over. The files are reproducible: unchanged
-# results give unchanged files.
+# compare/ and history/) is passed over. Each folder's figures go to $(PLOTS_OUT)/<gpu>/;
+# `make plots OUT=$(RESULTS)` writes them beside their JSON: the committed figures, regenerated on
+# purpose. The files are reproducible: unchanged results give unchanged files.
 plots:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
-	@for dir in $(RESULTS)/*/; do \
-	  [ "$$dir" = "$(RESULTS)/compare/" ] && continue; \
-	  if ls $$dir*.json >/dev/null 2>&1; then $(PLOT_PYTHON) scripts/plot_results.py plot $$dir || exit $$?; \
+	@out="$(or $(OUT),$(PLOTS_OUT))"; for dir in $(RESULTS)/*/; do \
+	  name=$$(basename $$dir); \
+	  case "$$name" in compare|history) continue;; esac; \
+	  if ls $$dir*.json >/dev/null 2>&1; then \
+	    $(PLOT_PYTHON) scripts/plot_results.py plot $$dir --out "$$out/$$name" >/dev/null || exit $$?; \
+	    echo "$$dir -> $$out/$$name/"; \
 	  else echo "$$dir: no result JSON, skipped"; fi; \
 	done
 
-# Written to $(RESULTS)/compare/ beside the GPUs' folders (OUT=dir writes elsewhere).
+# The comparison (Markdown tables, figures, class.html: one page to open and project) goes to
+# $(COMPARE_OUT)/; the committed one is regenerated with OUT=$(RESULTS)/compare.
 compare:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
-	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b" [OUT=dir, default $(COMPARE_OUT)]'; exit 2; }
-	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(COMPARE_OUT))
+	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b" [OUT=dir, default $(COMPARE_OUT); the committed one: OUT=$(RESULTS)/compare]'; exit 2; }
+	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(COMPARE_OUT)) >/dev/null
+	@echo "open $(or $(OUT),$(COMPARE_OUT))/class.html"
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR) $(RESULTS)
@@ -148,8 +158,10 @@ help:
 	@echo "make docs          the Doxygen site in $(BUILD_DIR)/docs/html"
 	@echo "make bench         every chapter with the class options -> $(RESULTS)/<gpu>/ (JSON, CSV, output, plots, summary)"
 	@echo "make docs-tables   regenerate the README tables from the committed results"
-	@echo "make plots         bar charts (PNG, SVG) for every results folder"
-	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs, side by side -> $(COMPARE_OUT)/"
+	@echo "make plots         the figures (PNG for slides, SVG for the site) of every results folder -> $(PLOTS_OUT)/<gpu>/"
+	@echo "make plots OUT=$(RESULTS)   regenerate the committed figures beside their JSON"
+	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs: tables, figures, class.html -> $(COMPARE_OUT)/"
+	@echo "make compare GPUS=\"...\" OUT=$(RESULTS)/compare   regenerate the committed comparison"
 	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "make profile CHAPTER=reduction   Nsight Compute metrics (the textbook's nvprof ones) as a table"
 	@echo "make exercise CHAPTER=reduction STAGE=3 [SANITIZE=1]   write a stage yourself: skeleton in exercises/student/, graded on the GPU"
@@ -157,5 +169,5 @@ help:
 	@echo "make format        clang-format every source file"
 	@echo "make deps          install the system packages (Debian/Ubuntu; root or sudo): $(DEPS)"
 	@echo "make clean         remove $(BUILD_DIR)"
-	@echo "variables, with their current values: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) PRESET=$(PRESET) JOBS=$(JOBS) CMAKE_ARGS=\"$(CMAKE_ARGS)\" ARGS=\"$(ARGS)\" CHAPTER=$(CHAPTER) RESULTS=$(RESULTS) COMPARE_OUT=$(COMPARE_OUT)"
+	@echo "variables, with their current values: BUILD_DIR=$(BUILD_DIR) BUILD_TYPE=$(BUILD_TYPE) PRESET=$(PRESET) JOBS=$(JOBS) CMAKE_ARGS=\"$(CMAKE_ARGS)\" ARGS=\"$(ARGS)\" CHAPTER=$(CHAPTER) RESULTS=$(RESULTS) PLOTS_OUT=$(PLOTS_OUT) COMPARE_OUT=$(COMPARE_OUT)"
 	@echo "  for example: make BUILD_TYPE=Debug, make CMAKE_ARGS=\"-DCMAKE_CUDA_ARCHITECTURES=90\", make test PRESET=ci, make run-reduction ARGS=\"--n 2^28\""
