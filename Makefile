@@ -28,6 +28,20 @@ SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 .PHONY: all build configure test test-cpu test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
         docs-tables plots compare bench sanitize profile clean deps format help
 
+# CMake 3.24 or newer, checked before anything reads CMakePresets.json (an older CMake stops
+# there with a parse error, before CMakeLists.txt can say what to do), and only for the targets
+# that run CMake: `make deps`, `make help` and the like work with any CMake.
+NO_CMAKE_GOALS := help deps clean format exercise-list docs-tables plots compare
+ifneq ($(filter-out $(NO_CMAKE_GOALS),$(or $(MAKECMDGOALS),all)),)
+CMAKE_FOUND := $(shell cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\.[0-9]*\).*/\1/p')
+ifeq ($(CMAKE_FOUND),)
+$(error cmake not found: this project needs CMake 3.24 or newer (make deps, or see the README's Prerequisites))
+endif
+ifneq ($(shell printf '3.24\n$(CMAKE_FOUND)\n' | sort -V | head -1),3.24)
+$(error CMake $(CMAKE_FOUND) is too old: this project needs 3.24 or newer (pip install --user cmake, https://apt.kitware.com or https://cmake.org/download/; see the README's Prerequisites))
+endif
+endif
+
 all: build
 
 # Configures (with the preset PRESET, into BUILD_DIR) on the first build or after a configure
@@ -72,8 +86,11 @@ explain_exit = case $(2) in \
   *) why="see the README's exit codes";; esac; \
   echo "=> $(1) exited with $(2): $$why (make reports it as Error $(2) and exits with 2)"
 
+# Without a usable GPU every chapter would say so in turn: scripts/gpu_check.sh asks once and
+# prints the chapters' own message once (exit 3).
 run: build
-	@status=0; for chapter in $(CHAPTERS); do \
+	@sh scripts/gpu_check.sh $(BUILD_DIR) || exit $$?; \
+	status=0; for chapter in $(CHAPTERS); do \
 	  if [ -x $(BUILD_DIR)/bin/$$chapter ]; then \
 	    echo; echo "######## $$chapter ########"; \
 	    $(BUILD_DIR)/bin/$$chapter; code=$$?; \
@@ -129,10 +146,22 @@ sanitize: build
 # over a file that is there); each run builds the chapter with that file in place of the stage
 # (in build-exercise/) and, on a GPU, runs the stage's checks. SANITIZE=1 adds compute-sanitizer.
 .PHONY: exercise exercise-list
+# The grader's exit code (docs/exercises.md) is said on the last line when it is not 0; GNU make
+# then reports "Error <code>" and itself exits with 2, whatever the code was.
+GRADE := python3 scripts/exercise.py grade $(CHAPTER) $(STAGE) --reference-build $(BUILD_DIR) \
+  -j $(JOBS) $(if $(SANITIZE),--sanitize,) $(if $(CMAKE_ARGS),$(addprefix --cmake-arg=,$(CMAKE_ARGS)),)
 exercise:
 	@test -n "$(STAGE)" || { echo "usage: make exercise CHAPTER=<chapter> STAGE=<stage> [SANITIZE=1] (make exercise-list)"; exit 2; }
-	python3 scripts/exercise.py grade $(CHAPTER) $(STAGE) --reference-build $(BUILD_DIR) -j $(JOBS) \
-	  $(if $(SANITIZE),--sanitize,) $(if $(CMAKE_ARGS),$(addprefix --cmake-arg=,$(CMAKE_ARGS)),)
+	@echo "$(strip $(GRADE))"; $(GRADE); code=$$?; \
+	case $$code in \
+	  0) exit 0;; \
+	  1) why="RESULT: FAIL, a check did not pass";; \
+	  2) why="bad usage: no such exercise, or a bad option";; \
+	  3) why="compiled, not checked: no usable GPU";; \
+	  4) why="the build failed";; \
+	  *) why="see docs/exercises.md";; esac; \
+	echo "=> the grader exited with $$code: $$why (make reports it as Error $$code and exits with 2)"; \
+	exit $$code
 
 exercise-list:
 	@python3 scripts/exercise.py list

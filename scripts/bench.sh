@@ -18,6 +18,9 @@ if [ -n "$unknown" ]; then
   echo "bench: $cases runs executables that chapters/chapters.txt does not list: ${unknown% }"; exit 2
 fi
 
+# No usable GPU: the chapters' own message once, exit 3 (not once per case).
+DEVICE=$device sh "$here/gpu_check.sh" "$build" || exit $?
+
 # Runs go to a scratch folder first; the GPU's name in their JSON then names the results folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

@@ -202,7 +202,9 @@ def find_exercise(chapter: str, stage: str, exercises: List[Exercise]) -> Exerci
         if exercise.id == chapter and not stage:
             return exercise
     known = ", ".join(f"CHAPTER={e.chapter} STAGE={e.stage}" for e in exercises)
-    raise SystemExit(f"no exercise for CHAPTER={chapter} STAGE={stage}; there are: {known}")
+    # Bad usage (exit 2), not a FAIL (1): nothing was built or graded.
+    print(f"no exercise for CHAPTER={chapter} STAGE={stage}; there are: {known}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
 
 
 # --- graders: what is run, and what must hold ------------------------------------------------
