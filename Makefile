@@ -25,7 +25,7 @@ DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev do
                python3-matplotlib
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build configure test test-cpu test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
+.PHONY: all build configure test test-cpu test-quick test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
         docs-tables plots compare bench sanitize profile clean deps format help
 
 # CMake 3.24 or newer, checked before anything reads CMakePresets.json (an older CMake stops
@@ -73,6 +73,11 @@ test: build
 
 test-cpu: build
 	$(call run_ctest,-j $(JOBS) -L cpu)
+
+# The CPU tests without those labelled slow (the Doxygen site and its links, the skeletons'
+# compilation: most of test-cpu's time): seconds, for a loop while editing.
+test-quick: build
+	$(call run_ctest,-j $(JOBS) -L cpu -LE slow)
 
 test-gpu: build
 	$(call run_ctest,-L gpu)
@@ -181,6 +186,7 @@ help:
 	@echo "make               configure (preset $(PRESET) of CMakePresets.json) and build everything (Release; GPU architectures: native if a GPU is visible)"
 	@echo "make test          build, then run every test (GPU tests skip without a GPU)"
 	@echo "make test-cpu      only the tests that need no GPU"
+	@echo "make test-quick    the tests that need no GPU, less those labelled slow (the docs site, the skeletons' compilation): seconds"
 	@echo "make test-gpu      only the GPU tests"
 	@echo "make run           build, then run every chapter once with its default options"
 	@echo "make run-<chapter> ARGS=\"...\"   run one chapter: $(CHAPTERS)"
