@@ -1546,9 +1546,10 @@ COMPARE_INTRO = (
 CLASS_CSS = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 20px;
        line-height: 1.45; margin: 0 auto; max-width: 1700px; padding: 1em 2em; color: #222; }
-h1 { font-size: 2em; margin-bottom: 0.2em; } h2 { font-size: 1.5em; margin-top: 2.2em;
-border-bottom: 2px solid #ccc; } h3 { font-size: 1.2em; }
-nav ol { columns: 2; } figure { margin: 1em 0; } figure img { width: 100%; height: auto;
+h1 { font-size: 2em; margin-bottom: 0.2em; } h2 { font-size: 1.7em; margin-top: 2.5em;
+border-bottom: 3px solid #4c72b0; } h3 { font-size: 1.3em; margin-top: 2em;
+border-bottom: 1px solid #ccc; }
+nav > ol { columns: 2; } nav ol ol { font-size: 0.85em; } figure { margin: 1em 0; } figure img { width: 100%; height: auto;
 border: 1px solid #ddd; } figcaption { font-size: 0.8em; color: #555; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.8em; }
 th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: right; }
@@ -1565,12 +1566,24 @@ def class_page(sections, labels):
            f"<style>{CLASS_CSS}</style>", "</head>", "<body>",
            f"<h1>The same programs on {html.escape(' and '.join(labels))}</h1>",
            f"<p>{html.escape(COMPARE_INTRO)}</p>", "<nav><ol>"]
+    groups = []  # [(program in words, [section])], chapter by chapter
     for section in sections:
-        out.append(f'<li><a href="#{section["stem"]}">{html.escape(section["title"])}</a></li>')
+        if not groups or groups[-1][0] != section["program"]:
+            groups.append((section["program"], []))
+        groups[-1][1].append(section)
+    for program, members in groups:
+        out.append(f"<li>{html.escape(program)}<ol>")
+        for section in members:
+            out.append(f'<li><a href="#{section["stem"]}">{html.escape(section["title"])}</a>'
+                       "</li>")
+        out.append("</ol></li>")
     out.append("</ol></nav>")
     for section in sections:
+        if section is next(members[0] for program, members in groups
+                           if program == section["program"]):
+            out.append(f"<h2>{html.escape(section['program'])}</h2>")
         out.append(f'<section id="{section["stem"]}">')
-        out.append(f"<h2>{html.escape(section['title'])}</h2>")
+        out.append(f"<h3>{html.escape(section['title'])}</h3>")
         for image, alt in section["images"]:
             out.append(f'<figure><img src="{html.escape(image)}" alt="{html.escape(alt)}">'
                        f"<figcaption>{html.escape(alt)}</figcaption></figure>")
@@ -1621,7 +1634,9 @@ def compare(folders, out_dir):
             classes.append({"baseline": "baseline", "expected failure": "wrong"}.get(r, ""))
             if r == "expected failure":
                 cells[1] += f" ({WRONG_WORDS})"
-        sections.append({"stem": stem, "title": figure_title(docs[0], stem_words(stem, docs[0])),
+        sections.append({"stem": stem, "program": program_words(docs[0])[0],
+                         "title": (size_words(docs[0]).lstrip(", ") + ": "
+                                   if size_words(docs[0]) else "") + stem_words(stem, docs[0]),
                          "images": images, "clocks": [line[2:] for line in
                                                       (clocks_line(d) for d in docs)],
                          "table": (header, body, classes)})
