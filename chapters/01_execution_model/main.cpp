@@ -312,6 +312,23 @@ void print_occupancy(const std::vector<em::BlockShape>& shapes, const ct::Device
               << "\n";
 }
 
+// What no CUDA GPU launches (compute capability 2.0 on): more than 1,024 threads per block, more
+// than 1,024 along x or y, more than 64 along z. Known without a device, so a shape over them is
+// bad usage (exit 2) with or without a GPU; the device's own limits are checked once it is open.
+std::string block_shape_over_every_gpu(const em::BlockShape& block) {
+    constexpr int kMaxThreads = 1024;
+    constexpr int kMaxXY = 1024;
+    constexpr int kMaxZ = 64;
+    if (block.threads() > kMaxThreads) {
+        return std::to_string(block.threads()) +
+               " threads per block: no GPU launches more than 1,024 threads per block";
+    }
+    if (block.x > kMaxXY || block.y > kMaxXY || block.z > kMaxZ) {
+        return "no GPU launches a block of more than 1,024 threads along x or y, or 64 along z";
+    }
+    return {};
+}
+
 struct Options {
     std::string program = "execution_model";  ///< argv[0], for the --profile-help commands
     std::string block_shape = "40,2";
@@ -363,6 +380,11 @@ int run(const Options& o) {
     const auto wanted = [&](const std::string& section) {
         return ct::section_wanted(o.sections, section);
     };
+    // The warps section works out the layout of a block that can be launched.
+    if (const std::string problem = block_shape_over_every_gpu(block);
+        wanted("warps") && !problem.empty()) {
+        throw ct::UsageError("--block-shape " + block.to_string() + ": " + problem);
+    }
 
     // The warps section is arithmetic: without a GPU it still runs (minus the hardware check).
     const bool cpu_only =

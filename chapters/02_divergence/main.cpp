@@ -118,6 +118,9 @@ int run(const Options& o) {
         return ct::to_int(ct::ExitCode::kSuccess);
     }
     ct::require_range(o.n, 1, std::uint64_t{1} << 30, "--n");
+    // One warp to 1,024 threads, known without a device (exit 2 with or without a GPU); the
+    // device's own limit is checked once it is open.
+    ct::require_power_of_two_block(o.block);
     // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
     if (o.n * static_cast<std::uint64_t>(o.work) > (std::uint64_t{1} << 31)) {
         throw ct::UsageError("--n x --work = " + std::to_string(o.n * o.work) +

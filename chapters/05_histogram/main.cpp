@@ -195,6 +195,14 @@ std::string why_stages_only(const Options& options) {
 int run_stages(const Options& options);
 
 int run(const Options& options) {
+    // --block is a power of two (its validator); one warp to 1,024, the limit of every GPU, is
+    // known without a device: --block 16 or 2048 exits with 2 on a machine without a GPU too.
+    // The device's own limit is checked once it is open.
+    if (options.block < 32 || options.block > 1024) {
+        throw ct::UsageError("--block " + std::to_string(options.block) +
+                             " is not supported: it must be a power of two from 32 (one warp) "
+                             "to 1024 (no GPU launches more threads per block)");
+    }
     if (options.section == "wide") {
         return run_wide(options);
     }
@@ -229,13 +237,6 @@ int run_stages(const Options& options) {
         options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);
     const std::vector<const hg::Stage*> selected =
         ct::select_stages(hg::stages(), options.stages, "--stage");
-    // The lower limit needs no device (the upper one, the device's limit, is checked below):
-    // --block 16 must exit with 2 on a machine without a GPU too. --block is a power of two.
-    if (options.block < 32) {
-        throw ct::UsageError("--block " + std::to_string(options.block) +
-                             " is not supported: it must be a power of two from 32 (one warp) "
-                             "to the device's limit");
-    }
     // Inputs above --in-memory-max (2^32 - 1 by default) stream through stage 8 in chunks.
     if (hg::streams_input(options.streamed, options.input_path, options.n)) {
         return hg::run_streamed({binning, options.input_path, options.dist, options.n, options.seed,

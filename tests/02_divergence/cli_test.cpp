@@ -1,7 +1,6 @@
 // The divergence executable rejects bad options with a message and exit code 2.
 #include <gtest/gtest.h>
 
-#include "cudatutorial/device_info.hpp"
 #include "process.hpp"
 
 using cudatutorial::testing::run_process;
@@ -33,20 +32,15 @@ TEST(DivergenceCli, BadOptionsExitWithTwoAndAMessage) {
     }
 }
 
-TEST(DivergenceCli, ABlockOverTheDeviceLimitOrUnderAWarp) {
-    // Needs the device's limits: exit 2 with a GPU; without one the program stops earlier, at
-    // select_device, with 3 (no device).
-    const bool have_gpu = cudatutorial::cuda_device_count() > 0;
+TEST(DivergenceCli, ABlockUnderAWarpOrOverEveryGpusLimitIsRefusedBeforeTheDevice) {
+    // One warp to 1,024 threads is known without a device: exit 2 with or without a GPU.
     for (const char* args : {"--block 2048", "--block 16"}) {
         SCOPED_TRACE(args);
         const auto result = run_process(run_with(args));
-        if (have_gpu) {
-            EXPECT_EQ(result.exit_code, 2) << result.output;
-            EXPECT_NE(result.output.find("is not supported"), std::string::npos) << result.output;
-        } else {
-            EXPECT_TRUE(result.exit_code == 2 || result.exit_code == 3) << result.output;
-        }
-        EXPECT_FALSE(result.output.empty());
+        EXPECT_EQ(result.exit_code, 2) << result.output;
+        EXPECT_NE(result.output.find("--block must be a power of two from 32 to 1024"),
+                  std::string::npos)
+            << result.output;
     }
 }
 

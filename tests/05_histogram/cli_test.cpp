@@ -55,10 +55,16 @@ TEST(HistogramCli, BlocksSmallerThanAWarpAreRefusedBeforeTheDevice) {
     EXPECT_NE(result.output.find("32"), std::string::npos) << result.output;
 }
 
-TEST(HistogramCli, BlockSizesAboveTheDeviceLimitNeedTheDevice) {
-    // 2048 is a power of two, so only the device can refuse it: 2 with a GPU, 3 without one.
-    const auto result = run_process(std::string(HISTOGRAM_BIN) + " --block 2048 --n 1000");
-    EXPECT_TRUE(result.exit_code == 2 || result.exit_code == 3) << result.output;
+TEST(HistogramCli, BlockSizesAboveEveryGpusLimitAreRefusedBeforeTheDevice) {
+    // No GPU launches more than 1,024 threads per block: 2 with or without a GPU, in every
+    // section.
+    for (const char* args : {" --block 2048 --n 1000", " --block 2048 --section wide --n 1000"}) {
+        SCOPED_TRACE(args);
+        const auto result = run_process(std::string(HISTOGRAM_BIN) + args);
+        EXPECT_EQ(result.exit_code, 2) << result.output;
+        EXPECT_NE(result.output.find("--block 2048"), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find("1024"), std::string::npos) << result.output;
+    }
 }
 
 TEST(HistogramCli, HelpListsTheOptions) {
