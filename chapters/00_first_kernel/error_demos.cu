@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -78,6 +79,35 @@ std::string context_check() {
                         : "next launch FAILED: " + check.detail;
 }
 
+// Ends a demonstration of a refused request: what the next ordinary launch did, and whether the
+// whole demonstration went as it must (the right error, and the GPU still usable after it).
+void conclude(ErrorDemo& demo, bool observed_as_expected) {
+    demo.afterwards = context_check();
+    demo.as_expected =
+        observed_as_expected && demo.afterwards.rfind("next launch verified", 0) == 0;
+}
+
+// A request the runtime must refuse: `request` is made, its CudaError caught and named.
+ErrorDemo refused_request(const std::string& what, const std::string& reported_by,
+                          const std::string& expected,
+                          const std::function<bool(const std::string&)>& accepts,
+                          const std::function<void()>& request) {
+    ErrorDemo demo;
+    demo.what = what;
+    demo.reported_by = reported_by;
+    demo.expected = expected;
+    try {
+        request();
+        demo.observed = "cudaSuccess";
+        demo.message = "no error reported";
+    } catch (const ct::CudaError& e) {
+        demo.observed = error_name(e.code());
+        demo.message = first_line(e.what());
+    }
+    conclude(demo, accepts(demo.observed));
+    return demo;
+}
+
 }  // namespace
 
 std::vector<ErrorDemo> run_recoverable_error_demos(int max_threads_per_block,
@@ -93,25 +123,11 @@ std::vector<ErrorDemo> run_recoverable_error_demos(int max_threads_per_block,
 
     // 1. A block of 2 x the device's limit, launched through the checked path: CT_CHECK_LAUNCH
     //    (cudaGetLastError right after the launch) turns the refusal into an exception.
-    {
-        ErrorDemo demo;
-        demo.what = "block of " + std::to_string(too_many) + " threads (limit " +
-                    std::to_string(max_threads_per_block) + "), launch checked";
-        demo.reported_by = "CT_CHECK_LAUNCH (cudaGetLastError)";
-        demo.expected = too_big_block_errors();
-        try {
-            launch_vector_add(d_a.data(), d_b.data(), d_c.data(), n, too_many, 0, nullptr);
-            demo.observed = "cudaSuccess";
-            demo.message = "no error reported";
-        } catch (const ct::CudaError& e) {
-            demo.observed = error_name(e.code());
-            demo.message = first_line(e.what());
-        }
-        demo.afterwards = context_check();
-        demo.as_expected = is_too_big_block_error(demo.observed) &&
-                           demo.afterwards.rfind("next launch verified", 0) == 0;
-        demos.push_back(demo);
-    }
+    demos.push_back(refused_request(
+        "block of " + std::to_string(too_many) + " threads (limit " +
+            std::to_string(max_threads_per_block) + "), launch checked",
+        "CT_CHECK_LAUNCH (cudaGetLastError)", too_big_block_errors(), is_too_big_block_error,
+        [&] { launch_vector_add(d_a.data(), d_b.data(), d_c.data(), n, too_many, 0, nullptr); }));
 
     // 2. The same launch unchecked: nothing stops the program, the kernel never ran, and only
     //    the result check (c is still the poison) or a later cudaGetLastError() says so.
@@ -127,45 +143,32 @@ std::vector<ErrorDemo> run_recoverable_error_demos(int max_threads_per_block,
         demo.observed = error_name(later);
         demo.message = check.passed ? "result check PASSED (it should not have)"
                                     : "result check: " + check.detail;
-        demo.afterwards = context_check();
-        demo.as_expected = !check.passed && is_too_big_block_error(demo.observed) &&
-                           demo.afterwards.rfind("next launch verified", 0) == 0;
+        conclude(demo, !check.passed && is_too_big_block_error(demo.observed));
         demos.push_back(demo);
     }
 
     // 3. An allocation larger than the device's memory: cudaMalloc refuses it at once.
-    {
-        ErrorDemo demo;
-        const std::size_t bytes = global_memory + (std::size_t{1} << 30);
-        demo.what = "cudaMalloc of " + ct::format_bytes(static_cast<double>(bytes)) +
-                    " (more than the GPU has)";
-        demo.reported_by = "cudaMalloc (DeviceBuffer)";
-        demo.expected = error_name(cudaErrorMemoryAllocation);
-        try {
-            ct::DeviceBuffer<unsigned char> too_big(bytes);
-            demo.observed = "cudaSuccess";
-            demo.message = "the allocation succeeded";
-        } catch (const ct::CudaError& e) {
-            demo.observed = error_name(e.code());
-            demo.message = first_line(e.what());
-        }
-        demo.afterwards = context_check();
-        demo.as_expected = demo.observed == demo.expected &&
-                           demo.afterwards.rfind("next launch verified", 0) == 0;
-        demos.push_back(demo);
-    }
+    const std::size_t bytes = global_memory + (std::size_t{1} << 30);
+    demos.push_back(refused_request(
+        "cudaMalloc of " + ct::format_bytes(static_cast<double>(bytes)) +
+            " (more than the GPU has)",
+        "cudaMalloc (DeviceBuffer)", error_name(cudaErrorMemoryAllocation),
+        [](const std::string& observed) {
+            return observed == error_name(cudaErrorMemoryAllocation);
+        },
+        [&] { ct::DeviceBuffer<unsigned char> too_big(bytes); }));
     return demos;
 }
 
 int run_illegal_address_child() {
     write_through_kernel<<<1, 32>>>(nullptr);
-    const cudaError_t launch = cudaGetLastError();  // the launch itself was fine
+    const cudaError_t launch = cudaGetLastError();     // the launch itself was fine
     const cudaError_t sync = cudaDeviceSynchronize();  // the fault shows here
     void* pointer = nullptr;
     const cudaError_t after = cudaMalloc(&pointer, 4);  // and stays: the context is gone
     std::cout << "illegal-address-demo launch=" << error_name(launch)
-              << " sync=" << error_name(sync) << " after=" << error_name(after) << " message="
-              << cudaGetErrorString(sync) << std::endl;
+              << " sync=" << error_name(sync) << " after=" << error_name(after)
+              << " message=" << cudaGetErrorString(sync) << std::endl;
     return 0;
 }
 
@@ -185,7 +188,8 @@ std::string field(const std::string& line, const std::string& key) {
         return {};
     }
     const std::size_t value = start + key.size() + 1;
-    return key == "message" ? line.substr(value) : line.substr(value, line.find(' ', value) - value);
+    return key == "message" ? line.substr(value)
+                            : line.substr(value, line.find(' ', value) - value);
 }
 
 }  // namespace
@@ -215,8 +219,8 @@ ErrorDemo run_illegal_address_demo(const std::string& program, int device) {
         return demo;
     }
     demo.observed = field(report, "sync");
-    demo.message = "launch returned " + field(report, "launch") + "; synchronize: " +
-                   field(report, "message");
+    demo.message =
+        "launch returned " + field(report, "launch") + "; synchronize: " + field(report, "message");
     const std::string after = field(report, "after");
     demo.afterwards = "in that process every later call fails: cudaMalloc returned " + after;
     demo.as_expected = field(report, "launch") == "cudaSuccess" && demo.observed == demo.expected &&

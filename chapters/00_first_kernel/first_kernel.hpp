@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/stage.hpp"
 
 namespace first_kernel {
@@ -22,12 +23,12 @@ namespace first_kernel {
 
 /// What one thread of the index-map kernel saw.
 struct ThreadRecord {
-    unsigned block = 0;         ///< blockIdx.x
-    unsigned thread = 0;        ///< threadIdx.x
-    unsigned block_dim = 0;     ///< blockDim.x
-    unsigned long long i = 0;   ///< blockIdx.x * blockDim.x + threadIdx.x
-    unsigned sm = 0;            ///< the SM the block ran on (%smid)
-    bool wrote = false;         ///< passed the guard i < n and wrote out[i]
+    unsigned block = 0;        ///< blockIdx.x
+    unsigned thread = 0;       ///< threadIdx.x
+    unsigned block_dim = 0;    ///< blockDim.x
+    unsigned long long i = 0;  ///< blockIdx.x * blockDim.x + threadIdx.x
+    unsigned sm = 0;           ///< the SM the block ran on (%smid)
+    bool wrote = false;        ///< passed the guard i < n and wrote out[i]
 };
 
 /// Launches `grid` blocks of `block` threads over n elements; each thread records itself in
@@ -59,16 +60,16 @@ struct AddStage : cudatutorial::StageDescriptor {
 /// The vector-add stages in lesson order.
 const std::vector<AddStage>& add_stages();
 
-void launch_vector_add(const float* a, const float* b, float* c, std::size_t n, int block,
-                       int grid, cudaStream_t stream);
+void launch_vector_add(const float* a, const float* b, float* c, std::size_t n, int block, int grid,
+                       cudaStream_t stream);
 /// Stage 1 without its guard `if (i < n)`: the last block's threads past n write too.
-void launch_vector_add_no_guard(const float* a, const float* b, float* c, std::size_t n,
-                                int block, int grid, cudaStream_t stream);
+void launch_vector_add_no_guard(const float* a, const float* b, float* c, std::size_t n, int block,
+                                int grid, cudaStream_t stream);
 void launch_vector_add_grid_stride(const float* a, const float* b, float* c, std::size_t n,
                                    int block, int grid, cudaStream_t stream);
 /// thrust::transform(a, a + n, b, c, plus): the library's answer, the baseline.
-void launch_vector_add_thrust(const float* a, const float* b, float* c, std::size_t n,
-                              int block, int grid, cudaStream_t stream);
+void launch_vector_add_thrust(const float* a, const float* b, float* c, std::size_t n, int block,
+                              int grid, cudaStream_t stream);
 
 /// Blocks needed for one thread per element: ceil(n / block). Throws UsageError when that is
 /// more blocks than a grid may have (2^31 - 1).
@@ -88,6 +89,23 @@ inline constexpr std::size_t kDefaultCanary = 1024;
 cudatutorial::Verification verify_vector_add(const std::vector<float>& a,
                                              const std::vector<float>& b,
                                              const std::vector<float>& c, std::size_t n);
+
+/// The vector add's inputs on the host and on the device, every device array followed by
+/// `canary` slots: zeros behind a and b (defined values for a kernel without its guard to read),
+/// the poison behind c (where such a kernel's stray writes show).
+struct VectorAddArrays {
+    std::vector<float> a;  ///< n random floats in [-1, 1), then `canary` zeros
+    std::vector<float> b;  ///< likewise, from the next seed
+    cudatutorial::DeviceBuffer<float> d_a;
+    cudatutorial::DeviceBuffer<float> d_b;
+    cudatutorial::DeviceBuffer<float> d_c;  ///< n + canary slots
+    std::size_t n = 0;
+    VectorAddArrays(std::size_t n, std::size_t canary, std::uint64_t seed);
+    /// Poisons c, launches `stage` on the default stream and checks the result.
+    cudatutorial::Verification run(const AddStage& stage, int block, int grid);
+    /// Checks c (copied back) against a + b and its canary (verify_vector_add).
+    cudatutorial::Verification verify() const;
+};
 
 /// The first element of host[n..] that is no longer the poison (all bytes 0xff), or host.size().
 std::size_t first_touched_canary(const std::vector<float>& host, std::size_t n);
@@ -170,9 +188,9 @@ std::string error_name(cudaError_t code);
 
 /// One way of timing the same vector add, with what it found.
 struct TimingMethod {
-    std::string id;          ///< "t1".."t5"
-    std::string name;        ///< "host_clock_launch_only"
-    std::string measures;    ///< what the number really contains, in words
+    std::string id;        ///< "t1".."t5"
+    std::string name;      ///< "host_clock_launch_only"
+    std::string measures;  ///< what the number really contains, in words
     cudatutorial::Stats stats;
 };
 

@@ -12,8 +12,8 @@ namespace first_kernel {
 namespace {
 
 __global__ void record_indices_kernel(ThreadRecord* records, int* out, int n) {
-    const unsigned long long i = blockIdx.x * static_cast<unsigned long long>(blockDim.x) +
-                                 threadIdx.x;
+    const unsigned long long i =
+        blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
     ThreadRecord record;
     record.block = blockIdx.x;
     record.thread = threadIdx.x;

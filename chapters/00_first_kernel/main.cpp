@@ -27,10 +27,10 @@ constexpr int kMapElements = 10;
 constexpr int kMapBlock = 4;
 
 struct Options {
-    std::string program = "first_kernel";  ///< argv[0], for the child process of `errors`
+    std::string program = "first_kernel";            ///< argv[0], for the child process of `errors`
     std::uint64_t n = (std::uint64_t{1} << 25) + 1;  // a multiple of no block size
     int block = 256;
-    int grid = 0;  ///< the grid-stride stage's grid; 0: fill every SM once
+    int grid = 0;    ///< the grid-stride stage's grid; 0: fill every SM once
     int radius = 8;  // where the shared tile starts to pay on the H100 (the README's sweep)
     std::uint64_t canary = fk::kDefaultCanary;
     std::string stages = "all";
@@ -57,9 +57,10 @@ void add_options(CLI::App& app, Options& o) {
                         "poisoned elements behind every array, where a write past the end shows "
                         "(0: exact allocations, for compute-sanitizer memcheck)");
     app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas; no GPU needed), or a "
-                   "comma-separated list of ids or names: 1,1x,2,thrust (vector add), 3,4,4x "
-                   "(stencil). Given without --section, only the sections of those stages run")
+                   "'all', 'list' (the stages and their ideas, no GPU needed; --json: as JSON), "
+                   "or a comma-separated list of ids or names: 1,1x,2,thrust (vector add), "
+                   "3,4,4x (stencil). Given without --section, only the sections of those stages "
+                   "run")
         ->capture_default_str();
     ct::add_section_option(app, o.sections, kSections,
                            "run only these sections: indices, add, errors, timing, stencil "
@@ -134,16 +135,15 @@ bool run_indices_section() {
     std::vector<fk::ThreadRecord> records;
     std::vector<int> out;
     fk::record_indices(grid, kMapBlock, kMapElements, records, out);
-    std::vector<std::vector<std::string>> cells = {
-        {"blockIdx.x", "threadIdx.x", "i = blockIdx.x * blockDim.x + threadIdx.x", "i < n?",
-         "element", "SM"}};
+    std::vector<std::vector<std::string>> cells = {{"blockIdx.x", "threadIdx.x",
+                                                    "i = blockIdx.x * blockDim.x + threadIdx.x",
+                                                    "i < n?", "element", "SM"}};
     for (const fk::ThreadRecord& r : records) {
         cells.push_back({std::to_string(r.block), std::to_string(r.thread),
                          std::to_string(r.block) + " * " + std::to_string(r.block_dim) + " + " +
                              std::to_string(r.thread) + " = " + std::to_string(r.i),
                          r.wrote ? "yes" : "no: guarded",
-                         r.wrote ? "out[" + std::to_string(r.i) + "]" : "-",
-                         std::to_string(r.sm)});
+                         r.wrote ? "out[" + std::to_string(r.i) + "]" : "-", std::to_string(r.sm)});
     }
     ct::print_aligned(std::cout, cells, {});
     const ct::Verification check =
@@ -154,29 +154,6 @@ bool run_indices_section() {
               << "check: " << (check.passed ? "PASS" : "FAIL: " + check.detail) << "\n\n";
     return check.passed;
 }
-
-/// Device arrays with `canary` poisoned elements behind the n real ones.
-struct AddArrays {
-    std::vector<float> a;
-    std::vector<float> b;
-    ct::DeviceBuffer<float> d_a;
-    ct::DeviceBuffer<float> d_b;
-    ct::DeviceBuffer<float> d_c;
-    std::size_t n = 0;
-    AddArrays(std::size_t count, std::size_t canary, std::uint64_t seed)
-        : a(ct::random_floats(count, seed, -1.0f, 1.0f)),
-          b(ct::random_floats(count, seed + 1, -1.0f, 1.0f)),
-          n(count) {
-        // The slack behind a and b holds zeros (defined values, which a kernel without its guard
-        // reads); the slack behind c holds the poison that the check looks for.
-        a.resize(count + canary, 0.0f);
-        b.resize(count + canary, 0.0f);
-        d_a = ct::DeviceBuffer<float>(a);
-        d_b = ct::DeviceBuffer<float>(b);
-        d_c = ct::DeviceBuffer<float>(count + canary);
-    }
-    ct::Verification verify() const { return fk::verify_vector_add(a, b, d_c.to_host(), n); }
-};
 
 ct::RunInfo run_info(const Options& o, const ct::DeviceInfo& device, const std::string& title) {
     ct::RunInfo info = ct::make_run_info("first_kernel", title, device);
@@ -189,15 +166,15 @@ ct::RunInfo run_info(const Options& o, const ct::DeviceInfo& device, const std::
 }
 
 int run_add_section(const Options& o, const Selection& selection, const ct::DeviceInfo& device,
-                    AddArrays& arrays) {
+                    fk::VectorAddArrays& arrays) {
     const int grid = o.grid > 0 ? o.grid
                                 : fk::grid_stride_default_grid(arrays.n, o.block, device.sm_count,
                                                                device.max_threads_per_sm);
     ct::RunInfo info = run_info(o, device, "vector add c = a + b, floats, checked bit for bit");
-    info.set("grid (stage 2)", std::to_string(grid) + " blocks" +
-                                   (o.grid > 0 ? "" : " (every SM filled once)"));
-    info.set("bytes moved", ct::format_bytes(12.0 * static_cast<double>(arrays.n)) +
-                                " (a and b read, c written)");
+    info.set("grid (stage 2)",
+             std::to_string(grid) + " blocks" + (o.grid > 0 ? "" : " (every SM filled once)"));
+    info.set("bytes moved",
+             ct::format_bytes(12.0 * static_cast<double>(arrays.n)) + " (a and b read, c written)");
     ct::ResultTable table(info);
     table.set_baseline("thrust", "Thrust");
     const ct::BenchmarkConfig config = o.common.benchmark_config();
@@ -241,14 +218,15 @@ bool run_errors_section(const Options& o, const ct::DeviceInfo& device) {
     ct::print_aligned(std::cout, cells, {0, 1, 2});
     std::cout << "\nWhat each reported, and what came after:\n";
     for (std::size_t i = 0; i < demos.size(); ++i) {
-        std::cout << "  [" << i + 1 << "] " << demos[i].message << "\n      then: "
-                  << demos[i].afterwards << "\n";
+        std::cout << "  [" << i + 1 << "] " << demos[i].message
+                  << "\n      then: " << demos[i].afterwards << "\n";
     }
     std::cout << "check: " << (all_as_expected ? "PASS" : "FAIL") << "\n\n";
     return all_as_expected;
 }
 
-int run_timing_section(const Options& o, const ct::DeviceInfo& device, AddArrays& arrays) {
+int run_timing_section(const Options& o, const ct::DeviceInfo& device,
+                       fk::VectorAddArrays& arrays) {
     arrays.d_c.fill_bytes(0xff);
     const std::vector<fk::TimingMethod> methods =
         fk::time_five_ways(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
@@ -274,9 +252,11 @@ int run_timing_section(const Options& o, const ct::DeviceInfo& device, AddArrays
         const double gbs = ct::bandwidth_gbs(bytes, method.stats.median_ms);
         if (check.passed && device.theoretical_bandwidth_gbs() > 0 &&
             gbs > device.theoretical_bandwidth_gbs()) {
-            row.detail += ": " + ct::format_fixed(ct::percent_of(gbs, device.theoretical_bandwidth_gbs()), 0) +
-                          "% of the DRAM peak is impossible - the clock stopped before the GPU "
-                          "finished";
+            row.detail +=
+                ": " +
+                ct::format_fixed(ct::percent_of(gbs, device.theoretical_bandwidth_gbs()), 0) +
+                "% of the DRAM peak is impossible - the clock stopped before the GPU "
+                "finished";
         }
         table.add(std::move(row));
     }
@@ -292,8 +272,8 @@ int run_stencil_section(const Options& o, const Selection& selection,
     padded.resize(n + o.canary, 0);
     ct::DeviceBuffer<int> d_in(padded);
     ct::DeviceBuffer<int> d_out(n + o.canary);
-    ct::RunInfo info = run_info(
-        o, device, "1D stencil out[i] = in[i-r] + ... + in[i+r], ints, checked exactly");
+    ct::RunInfo info =
+        run_info(o, device, "1D stencil out[i] = in[i-r] + ... + in[i+r], ints, checked exactly");
     info.set("radius", std::to_string(o.radius) + " (" + std::to_string(2 * o.radius + 1) +
                            " inputs per output)");
     info.set("bytes moved", ct::format_bytes(8.0 * static_cast<double>(n)) +
@@ -321,12 +301,11 @@ int run(const Options& o) {
         ct::select_device(o.common.device);
         return fk::run_illegal_address_child();
     }
-    if (o.stages == "list") {
-        std::cout << "Vector add (--section add):\n";
-        ct::print_stage_list(std::cout, ct::descriptors(fk::add_stages()));
-        std::cout << "\nStencil (--section stencil):\n";
-        ct::print_stage_list(std::cout, ct::descriptors(fk::stencil_stages()));
-        return ct::to_int(ct::ExitCode::kSuccess);
+    if (o.stages == "list") {  // registry information: no GPU needed
+        return ct::list_stages(
+            o.common, "first_kernel",
+            {{"Vector add (--section add)", ct::descriptors(fk::add_stages())},
+             {"Stencil (--section stencil)", ct::descriptors(fk::stencil_stages())}});
     }
     // 1. Everything that can be checked without a GPU.
     ct::require_range(o.n, 1, std::uint64_t{1} << 34, "--n");
@@ -357,8 +336,8 @@ int run(const Options& o) {
         status = worst(status, failed);
     }
     if (add || timing) {
-        AddArrays arrays(static_cast<std::size_t>(o.n), static_cast<std::size_t>(o.canary),
-                         o.seed);
+        fk::VectorAddArrays arrays(static_cast<std::size_t>(o.n),
+                                   static_cast<std::size_t>(o.canary), o.seed);
         if (add) {
             status = worst(status, run_add_section(o, selection, device, arrays));
         }

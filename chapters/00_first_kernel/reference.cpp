@@ -25,8 +25,8 @@ unsigned blocks_for(std::size_t n, int block) {
 }
 
 int grid_stride_default_grid(std::size_t n, int block, int sm_count, int max_threads_per_sm) {
-    const long long resident = static_cast<long long>(sm_count) *
-                               std::max(1, max_threads_per_sm / std::max(1, block));
+    const long long resident =
+        static_cast<long long>(sm_count) * std::max(1, max_threads_per_sm / std::max(1, block));
     return static_cast<int>(
         std::max<long long>(1, std::min<long long>(resident, blocks_for(n, block))));
 }
@@ -58,10 +58,11 @@ ct::Verification canary_verdict(const std::vector<T>& out, std::size_t n) {
     }
     const auto written = std::count_if(out.begin() + static_cast<std::ptrdiff_t>(n), out.end(),
                                        [](const T& value) { return !is_poison(value); });
-    return ct::Verification::fail(
-        "wrote past the end of the array: " + std::to_string(written) + " of the " +
-        std::to_string(out.size() - n) + " canary elements behind element n - 1 changed, the "
-        "first at index " + std::to_string(touched) + " (n = " + std::to_string(n) + ")");
+    return ct::Verification::fail("wrote past the end of the array: " + std::to_string(written) +
+                                  " of the " + std::to_string(out.size() - n) +
+                                  " canary elements behind element n - 1 changed, the "
+                                  "first at index " +
+                                  std::to_string(touched) + " (n = " + std::to_string(n) + ")");
 }
 
 }  // namespace
@@ -132,10 +133,10 @@ ct::Verification verify_stencil(const std::vector<int>& expected, const std::vec
         }
     }
     if (wrong > 0) {
-        return ct::Verification::fail(
-            std::to_string(wrong) + " of " + std::to_string(n) + " outputs wrong; the first: out[" +
-            std::to_string(first) + "] = " + std::to_string(out[first]) + ", expected " +
-            std::to_string(expected[first]));
+        return ct::Verification::fail(std::to_string(wrong) + " of " + std::to_string(n) +
+                                      " outputs wrong; the first: out[" + std::to_string(first) +
+                                      "] = " + std::to_string(out[first]) + ", expected " +
+                                      std::to_string(expected[first]));
     }
     return canary_verdict(out, n);
 }
@@ -153,8 +154,8 @@ ct::Verification verify_index_map(const std::vector<ThreadRecord>& records,
             if (r.block != static_cast<unsigned>(b) || r.thread != static_cast<unsigned>(t) ||
                 r.block_dim != static_cast<unsigned>(block) || r.i != i ||
                 r.wrote != (i < static_cast<unsigned long long>(n))) {
-                return ct::Verification::fail("record of block " + std::to_string(b) +
-                                              ", thread " + std::to_string(t) +
+                return ct::Verification::fail("record of block " + std::to_string(b) + ", thread " +
+                                              std::to_string(t) +
                                               " does not match blockIdx.x * blockDim.x + "
                                               "threadIdx.x and the guard");
             }

@@ -7,21 +7,26 @@ namespace ct = cudatutorial;
 
 const std::vector<AddStage>& add_stages() {
     static const std::vector<AddStage> stages = {
-        {{"1", "vector_add", "one thread per element: i from blockIdx, blockDim, threadIdx; "
-                             "the guard i < n for the last, partial block"},
-         launch_vector_add, false},
+        {{"1", "vector_add",
+          "one thread per element: i from blockIdx, blockDim, threadIdx; "
+          "the guard i < n for the last, partial block"},
+         launch_vector_add,
+         false},
         {{"1x", "vector_add_no_guard",
           "stage 1 without the guard: the last block writes past the end (caught by the canary "
           "check, and by memcheck with --canary 0)",
           ct::StageRole::kExpectedFailure},
-         launch_vector_add_no_guard, false},
+         launch_vector_add_no_guard,
+         false},
         {{"2", "vector_add_grid_stride",
           "a fixed grid (every SM filled once) and a loop stepping by the grid's thread count: "
           "any n fits any grid"},
-         launch_vector_add_grid_stride, true},
+         launch_vector_add_grid_stride,
+         true},
         {{"thrust", "thrust::transform", "the library's vector add (Thrust, CUB underneath)",
           ct::StageRole::kBaseline},
-         launch_vector_add_thrust, false},
+         launch_vector_add_thrust,
+         false},
     };
     return stages;
 }

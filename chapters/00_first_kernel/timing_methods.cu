@@ -101,14 +101,13 @@ std::vector<TimingMethod> time_five_ways(const float* a, const float* b, float* 
     ct::BenchmarkConfig config;
     config.warmup = warmup;
     config.repetitions = reps;
-    methods.push_back({"t5", "harness_median",
-                       "the tables' method: warm-up, stream held while the runs queue, events, "
-                       "median",
-                       ct::time_repeated(
-                           [&](cudaStream_t stream) {
-                               launch_vector_add(a, b, c, n, block, 0, stream);
-                           },
-                           config)});
+    methods.push_back(
+        {"t5", "harness_median",
+         "the tables' method: warm-up, stream held while the runs queue, events, "
+         "median",
+         ct::time_repeated(
+             [&](cudaStream_t stream) { launch_vector_add(a, b, c, n, block, 0, stream); },
+             config)});
     // Table order: t1..t5 (t3 was measured first, while it could still be cold).
     std::sort(methods.begin(), methods.end(),
               [](const TimingMethod& x, const TimingMethod& y) { return x.id < y.id; });

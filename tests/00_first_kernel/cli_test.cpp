@@ -2,7 +2,11 @@
 // --stage list answers without a GPU.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -55,4 +59,9 @@ TEST(FirstKernelCli, HelpListsTheOptions) {
     }
     // The child-process switch of the errors section is not for users.
     EXPECT_EQ(result.output.find("illegal-address-child"), std::string::npos);
+}
+
+TEST(FirstKernelCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"1", "1x", "2", "thrust", "3", "4", "4x"};
+    cudatutorial::testing::expect_stage_list(FIRST_KERNEL_BIN, "first_kernel", ids);
 }

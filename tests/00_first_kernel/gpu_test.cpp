@@ -34,29 +34,8 @@ std::vector<int> blocks() {
     return sanitizing() ? std::vector<int>{32, 256} : std::vector<int>{32, 64, 256, 1024};
 }
 
-struct AddCase {
-    std::vector<float> a;
-    std::vector<float> b;
-    ct::DeviceBuffer<float> d_a;
-    ct::DeviceBuffer<float> d_b;
-    ct::DeviceBuffer<float> d_c;
-    std::size_t n;
-    explicit AddCase(std::size_t count)
-        : a(ct::random_floats(count, 11, -1e3f, 1e3f)),
-          b(ct::random_floats(count, 12, -1.0f, 1.0f)),
-          n(count) {
-        a.resize(count + kCanary, 0.0f);
-        b.resize(count + kCanary, 0.0f);
-        d_a = ct::DeviceBuffer<float>(a);
-        d_b = ct::DeviceBuffer<float>(b);
-        d_c = ct::DeviceBuffer<float>(count + kCanary);
-    }
-    ct::Verification run(const fk::AddStage& stage, int block, int grid) {
-        d_c.fill_bytes(0xff);
-        stage.launch(d_a.data(), d_b.data(), d_c.data(), n, block, grid, nullptr);
-        return fk::verify_vector_add(a, b, d_c.to_host(), n);
-    }
-};
+// The arrays of every vector-add test: a canary of kCanary slots behind each.
+using AddCase = fk::VectorAddArrays;
 
 const fk::AddStage& add_stage(const std::string& id) {
     for (const auto& stage : fk::add_stages()) {
@@ -73,10 +52,10 @@ TEST(FirstKernelGpu, VectorAddStagesAreExactAtEverySize) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo device = ct::select_device(0);
     for (const std::size_t n : sizes()) {
-        AddCase data(n);
+        AddCase data(n, kCanary, 11);
         for (const int block : blocks()) {
-            const int full = fk::grid_stride_default_grid(n, block, device.sm_count,
-                                                          device.max_threads_per_sm);
+            const int full =
+                fk::grid_stride_default_grid(n, block, device.sm_count, device.max_threads_per_sm);
             for (const char* id : {"1", "2", "thrust"}) {
                 for (const int grid : {full, 1, 3}) {
                     if (std::string(id) != "2" && grid != full) {
@@ -100,7 +79,7 @@ TEST(FirstKernelGpu, TheMissingGuardWritesIntoTheCanaryExactlyWhenTheLastBlockIs
     }
     ct::select_device(0);
     for (const std::size_t n : sizes()) {
-        AddCase data(n);
+        AddCase data(n, kCanary, 11);
         for (const int block : blocks()) {
             SCOPED_TRACE("n = " + std::to_string(n) + ", block " + std::to_string(block));
             const ct::Verification check = data.run(add_stage("1x"), block, 0);
@@ -119,8 +98,8 @@ TEST(FirstKernelGpu, StencilStagesAreExactForEveryRadius) {
     ct::select_device(0);
     const std::vector<std::size_t> stencil_sizes =
         sanitizing() ? std::vector<std::size_t>{1, 2, 33, 1025}
-                     : std::vector<std::size_t>{1, 2, 31, 33, 1023, 1025, 4099, 65537,
-                                                (std::size_t{1} << 20) + 3};
+                     : std::vector<std::size_t>{
+                           1, 2, 31, 33, 1023, 1025, 4099, 65537, (std::size_t{1} << 20) + 3};
     for (const std::size_t n : stencil_sizes) {
         const std::vector<int> input = fk::make_stencil_input(n, 5);
         std::vector<int> padded = input;
@@ -134,9 +113,8 @@ TEST(FirstKernelGpu, StencilStagesAreExactForEveryRadius) {
                     if (stage.role == ct::StageRole::kExpectedFailure) {
                         continue;  // 4x: a race, right or wrong by chance (racecheck sees it)
                     }
-                    SCOPED_TRACE("stage " + stage.id + ", n = " + std::to_string(n) +
-                                 ", radius " + std::to_string(radius) + ", block " +
-                                 std::to_string(block));
+                    SCOPED_TRACE("stage " + stage.id + ", n = " + std::to_string(n) + ", radius " +
+                                 std::to_string(radius) + ", block " + std::to_string(block));
                     d_out.fill_bytes(0xff);
                     stage.launch(d_in.data(), d_out.data(), n, radius, block, nullptr);
                     const ct::Verification check = fk::verify_stencil(expected, d_out.to_host());
@@ -164,10 +142,10 @@ TEST(FirstKernelGpu, TheFiveTimingMethodsTimeAndLeaveACorrectResult) {
     CT_REQUIRE_GPU();
     ct::select_device(0);
     const std::size_t n = sanitizing() ? 4099 : (std::size_t{1} << 22) + 1;
-    AddCase data(n);
+    AddCase data(n, kCanary, 11);
     data.d_c.fill_bytes(0xff);
-    const auto methods = fk::time_five_ways(data.d_a.data(), data.d_b.data(), data.d_c.data(), n,
-                                            256, 5, 1);
+    const auto methods =
+        fk::time_five_ways(data.d_a.data(), data.d_b.data(), data.d_c.data(), n, 256, 5, 1);
     ASSERT_EQ(methods.size(), 5u);
     const std::vector<std::string> ids = {"t1", "t2", "t3", "t4", "t5"};
     for (std::size_t i = 0; i < methods.size(); ++i) {
@@ -189,13 +167,12 @@ TEST(FirstKernelGpu, TheWholeProgramVerifiesEverySection) {
         GTEST_SKIP() << "the errors section makes CUDA errors on purpose (a sanitizer reports "
                         "them); its stages are sanitized by the tests above";
     }
-    const auto result = run_process(std::string(FIRST_KERNEL_BIN) +
-                                    " --n 1048579 --reps 3 --warmup 1 2>&1");
+    const auto result =
+        run_process(std::string(FIRST_KERNEL_BIN) + " --n 1048579 --reps 3 --warmup 1 2>&1");
     EXPECT_EQ(result.exit_code, 0) << result.output;
     for (const char* text : {"Which thread works on which element", "What a failing launch",
-                             "cudaErrorMemoryAllocation",
-                             "cudaErrorIllegalAddress", "FAIL (expected)", "stencil_shared",
-                             "host_clock_launch_only"}) {
+                             "cudaErrorMemoryAllocation", "cudaErrorIllegalAddress",
+                             "FAIL (expected)", "stencil_shared", "host_clock_launch_only"}) {
         EXPECT_NE(result.output.find(text), std::string::npos) << text;
     }
     EXPECT_EQ(result.output.find("NO (expected"), std::string::npos) << result.output;
@@ -214,8 +191,8 @@ TEST(FirstKernelGpu, TheWholeProgramVerifiesEverySection) {
 
 TEST(FirstKernelGpu, AStageListRunsOnlyItsSection) {
     CT_REQUIRE_GPU();
-    const auto result = run_process(std::string(FIRST_KERNEL_BIN) +
-                                    " --stage 4 --n 4099 --reps 2 --warmup 0 2>&1");
+    const auto result =
+        run_process(std::string(FIRST_KERNEL_BIN) + " --stage 4 --n 4099 --reps 2 --warmup 0 2>&1");
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("stencil_shared"), std::string::npos) << result.output;
     EXPECT_EQ(result.output.find("vector_add"), std::string::npos) << result.output;
@@ -239,11 +216,11 @@ TEST(FirstKernelGpuLarge, MoreThan2To31Elements) {
     if (ct::free_device_memory() < 3 * (n + kCanary) * sizeof(float) + (std::size_t{1} << 30)) {
         GTEST_SKIP() << "not enough free device memory";
     }
-    AddCase data(n);
+    AddCase data(n, kCanary, 11);
     for (const char* id : {"1", "2", "thrust"}) {
         SCOPED_TRACE(id);
-        const int grid = fk::grid_stride_default_grid(n, 256, device.sm_count,
-                                                      device.max_threads_per_sm);
+        const int grid =
+            fk::grid_stride_default_grid(n, 256, device.sm_count, device.max_threads_per_sm);
         const ct::Verification check = data.run(add_stage(id), 256, grid);
         EXPECT_TRUE(check.passed) << check.detail;
     }

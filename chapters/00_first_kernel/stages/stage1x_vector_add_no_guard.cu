@@ -26,8 +26,8 @@ __global__ void vector_add_no_guard_kernel(const float* a, const float* b, float
 
 }  // namespace
 
-void launch_vector_add_no_guard(const float* a, const float* b, float* c, std::size_t n,
-                                int block, int /*grid*/, cudaStream_t stream) {
+void launch_vector_add_no_guard(const float* a, const float* b, float* c, std::size_t n, int block,
+                                int /*grid*/, cudaStream_t stream) {
     vector_add_no_guard_kernel<<<blocks_for(n, block), block, 0, stream>>>(a, b, c);
     CT_CHECK_LAUNCH();
 }

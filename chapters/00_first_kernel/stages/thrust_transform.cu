@@ -6,9 +6,9 @@
 // picks. The stages are measured against it.
 // par_nosync: no synchronization at the end, so it queues on the stream like a kernel launch
 // (the timing harness holds the stream while it queues the timed runs).
-#include <cuda/std/functional>
 #include <thrust/execution_policy.h>
 #include <thrust/transform.h>
+#include <cuda/std/functional>
 
 #include "cudatutorial/check.hpp"
 #include "first_kernel.hpp"
