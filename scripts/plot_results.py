@@ -1525,7 +1525,7 @@ def comparison_table(stem, docs):
     """Markdown: one row per kernel id; per GPU (or run) the median ms, % of its own peak and the
     ratio to the baseline measured in the same run; for every GPU after the first, how it
     compares with the first, marked within noise or not (see versus)."""
-    header, body = comparison_cells(docs, [doc["run"]["gpu"] for doc in docs])
+    header, body = comparison_cells(docs, gpu_labels(docs))
     lines = [f"### {stem}", ""] + [clocks_line(doc) for doc in docs] + [
         "", "| " + " | ".join(header) + " |", "|" + "|".join(["--"] * len(header)) + "|"]
     for cells in body:
