@@ -320,8 +320,8 @@ std::string block_shape_over_every_gpu(const em::BlockShape& block) {
     constexpr int kMaxXY = 1024;
     constexpr int kMaxZ = 64;
     if (block.threads() > kMaxThreads) {
-        return std::to_string(block.threads()) +
-               " threads per block: no GPU launches more than 1,024 threads per block";
+        return "no GPU launches more than 1,024 threads per block; this one has " +
+               std::to_string(block.threads());
     }
     if (block.x > kMaxXY || block.y > kMaxXY || block.z > kMaxZ) {
         return "no GPU launches a block of more than 1,024 threads along x or y, or 64 along z";
@@ -352,15 +352,56 @@ void add_options(CLI::App& app, Options& o) {
                    "block shapes for the sweep, e.g. 32x32,128x2 (default: the textbook's 15, "
                    "(32,32) ... (256,8))")
         ->delimiter(',');
-    ct::add_section_option(app, o.sections, kSections,
-                           "run only these sections: query, warps, latency, copy, occupancy, "
-                           "sweep, scaling (default: all)");
+    // --stage, as in every chapter (this chapter's steps are its sections); --section still
+    // works.
+    std::vector<std::string> accepted = kSections;
+    accepted.push_back("list");
+    app.add_option("--stage,--section", o.sections,
+                   "run only these sections: query, warps, latency, copy, occupancy, sweep, "
+                   "scaling (default: all); or list (the sections and what each shows, without "
+                   "a GPU; with --json: as JSON)")
+        ->delimiter(',')
+        ->check(CLI::IsMember(accepted));
     app.add_option("--seed", o.seed, "seed of the random matrices")->capture_default_str();
     ct::add_profile_help_flag(app, o.profile_help, "the textbook's nvprof metrics");
     ct::add_common_options(app, o.common);
 }
 
+// --stage list: the sections, as stage descriptors.
+int list_sections(const Options& o) {
+    const auto section = [](const char* id, const char* idea) {
+        return ct::StageDescriptor{id, id, idea, ct::StageRole::kProgression};
+    };
+    static const std::vector<ct::StageDescriptor> sections = {
+        section("query", "what this GPU is: SMs, warp size, limits, memory (the device query)"),
+        section("warps",
+                "how a block becomes warps: threads, warps and idle lanes of "
+                "--block-shape, worked out on the CPU"),
+        section("latency",
+                "how much parallelism hides latency: Little's law with this GPU's "
+                "measured latencies"),
+        section("copy",
+                "the DRAM bandwidth a copy gets (cudaMemcpyAsync and a copy kernel), "
+                "next to the theoretical figure"),
+        section("occupancy",
+                "how many warps fit: the theoretical occupancy of sum_matrix_2d, "
+                "modeled and from the runtime"),
+        section("sweep",
+                "what the block shape does to a memory-bound kernel: the 2D matrix "
+                "sum, one block shape per row"),
+        section("scaling",
+                "transparent scalability: the same kernels on partitions of the SMs "
+                "(green contexts)")};
+    return ct::list_stages(o.common, "execution_model", {{"", ct::descriptors(sections)}});
+}
+
 int run(const Options& o) {
+    if (o.sections == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
+        return list_sections(o);
+    }
+    if (std::find(o.sections.begin(), o.sections.end(), "list") != o.sections.end()) {
+        throw ct::UsageError("--stage list stands alone: it lists the sections");
+    }
     if (o.profile_help) {
         std::cout << em::profiling_help(o.program);
         return ct::to_int(ct::ExitCode::kSuccess);

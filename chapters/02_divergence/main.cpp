@@ -91,6 +91,7 @@ struct Options {
     int block = 64;
     int work = 32;
     std::vector<std::string> sections;
+    std::string stages = "all";  ///< the timing section's kernels
     bool profile_help = false;
     ct::CommonOptions common;
 };
@@ -108,15 +109,28 @@ void add_options(CLI::App& app, Options& o) {
         ->capture_default_str();
     ct::add_section_option(app, o.sections, kSections,
                            "run only these sections: paths, timing (default: both)");
+    app.add_option("--stage", o.stages,
+                   "the timing section's kernels: 'all', 'list' (the kernels and their ideas, "
+                   "without a GPU; with --json: as JSON), or a comma-separated list of ids or "
+                   "names: 0-4, 4t (short branches), 5a, 5b (long branches)")
+        ->capture_default_str();
     ct::add_profile_help_flag(app, o.profile_help, "branch efficiency");
     ct::add_common_options(app, o.common);
 }
 
 int run(const Options& o) {
+    const std::vector<ct::StageGroup> registries = {
+        {"Short branches (the textbook's kernels)", ct::descriptors(dv::short_kernels())},
+        {"Long branches (a pair, compared with each other)", ct::descriptors(dv::long_kernels())}};
+    if (o.stages == "list") {  // registry information: no GPU needed
+        return ct::list_stages(o.common, "divergence", registries);
+    }
     if (o.profile_help) {
         std::cout << dv::profiling_help(o.program);
         return ct::to_int(ct::ExitCode::kSuccess);
     }
+    const std::vector<std::string> wanted = ct::split_list(o.stages);
+    ct::require_known_stages(registries, wanted, "--stage");
     ct::require_range(o.n, 1, std::uint64_t{1} << 30, "--n");
     // One warp to 1,024 threads, known without a device (exit 2 with or without a GPU); the
     // device's own limit is checked once it is open.
@@ -152,6 +166,9 @@ int run(const Options& o) {
 
     ct::DeviceBuffer<float> c(o.n);
     for (const dv::ShortKernel& kernel : dv::short_kernels()) {
+        if (!ct::stage_chosen(kernel, wanted)) {
+            continue;
+        }
         ct::ResultRow row = ct::run_stage(
             kernel, [&] { c.fill_bytes(0xff); },  // NaN: an element not written cannot pass
             [&](cudaStream_t stream) { kernel.launch(c.data(), count, o.block, stream); },
@@ -162,10 +179,19 @@ int run(const Options& o) {
         table.add(std::move(row));
     }
 
+    const auto& long_kernels = dv::long_kernels();
+    if (std::none_of(long_kernels.begin(), long_kernels.end(), [&](const dv::LongKernel& kernel) {
+            return ct::stage_chosen(kernel, wanted);
+        })) {
+        return ct::finish_table(table, o.common, paths.all_verified);
+    }
     const dv::LongReference reference = dv::long_reference(count, o.work);
     ct::DeviceBuffer<std::uint32_t> out(o.n);
     table.set_baseline("5a", "5a");
-    for (const dv::LongKernel& kernel : dv::long_kernels()) {
+    for (const dv::LongKernel& kernel : long_kernels) {
+        if (!ct::stage_chosen(kernel, wanted)) {
+            continue;
+        }
         // Compute-bound: no GB/s column (bytes = 0); the time is what matters.
         ct::ResultRow row = ct::run_stage(
             kernel, [&] { out.fill_bytes(0xff); },

@@ -62,9 +62,8 @@ std::vector<const reduction::StageInfo*> select_stages(const Options& o,
 }
 
 int run(const Options& o) {
-    if (o.stages == "list") {
-        ct::print_stage_list(std::cout, ct::descriptors(reduction::stages()));
-        return ct::to_int(ct::ExitCode::kSuccess);
+    if (o.stages == "list") {  // registry information: no GPU needed
+        return ct::list_stages(o.common, "reduction", {{"", ct::descriptors(reduction::stages())}});
     }
     // 1. Everything that can be checked without a GPU.
     if (o.n < 1 || o.n > (std::uint64_t{1} << 40)) {
@@ -163,8 +162,8 @@ void add_options(CLI::App& app, Options& o) {
         ids += " " + stage.id;
     }
     app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas), or a comma-separated list of "
-                   "stage ids or names:" +
+                   "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
+                   "JSON), or a comma-separated list of stage ids or names:" +
                        ids +
                        " ('all' leaves out 5v, the historical volatile "
                        "form)")

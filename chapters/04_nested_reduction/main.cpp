@@ -25,6 +25,14 @@ namespace {
 
 constexpr const char* kDemoId = "overflow_demo";
 
+// The labelled demonstration: version sync with the default pending-launch pool.
+ct::StageDescriptor overflow_demo_stage() {
+    return {kDemoId, nr::info(nr::Version::kPerBlockSync).name + " (default pool)",
+            "version sync with the default pending-launch pool: more device launches than it "
+            "holds",
+            ct::StageRole::kExpectedFailure};
+}
+
 // One row to measure, decided (and validated) before any GPU work.
 struct PlannedRow {
     enum class Kind { kNested, kOverflowDemo, kFlat, kCub } kind;
@@ -108,10 +116,7 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
                              const ct::BenchmarkConfig& config) {
     const bool demo = planned.kind == PlannedRow::Kind::kOverflowDemo;
     const nr::VersionInfo& entry = nr::info(planned.version);
-    const ct::StageDescriptor overflow_demo{
-        kDemoId, entry.name + " (default pool)",
-        "version sync with the default pending-launch pool: more device launches than it holds",
-        ct::StageRole::kExpectedFailure};
+    const ct::StageDescriptor overflow_demo = overflow_demo_stage();
     const ct::StageDescriptor& stage = demo ? overflow_demo : entry;
 
     std::size_t pool = 0;
@@ -282,10 +287,12 @@ void add_options(CLI::App& app, Options& o) {
                    "threads per block of the first level, a power of two in [32, 1024]; every "
                    "chunk of this many ints becomes one partial sum")
         ->capture_default_str();
-    app.add_option("--version", o.version,
-                   "all, one of sync | nosync | per_level, or overflow_demo (version sync with "
-                   "the default pending-launch pool)")
-        ->check(CLI::IsMember({"all", "sync", "nosync", "per_level", kDemoId}))
+    // --stage, as in every chapter; --version, its first name, still works.
+    app.add_option("--stage,--version", o.version,
+                   "all, one of sync | nosync | per_level, overflow_demo (version sync with "
+                   "the default pending-launch pool), or list (the versions and their ideas, "
+                   "without a GPU; with --json: as JSON)")
+        ->check(CLI::IsMember({"all", "sync", "nosync", "per_level", kDemoId, "list"}))
         ->capture_default_str();
     app.add_option("--flat", o.flat_stages,
                    "Chapter 3 stages shown as flat, host-launched comparison rows (comma list)")
@@ -306,6 +313,12 @@ void add_options(CLI::App& app, Options& o) {
 }
 
 int run(const Options& o) {
+    if (o.version == "list") {  // registry information: no GPU needed
+        const ct::StageDescriptor demo = overflow_demo_stage();
+        std::vector<const ct::StageDescriptor*> stages = ct::descriptors(nr::versions());
+        stages.push_back(&demo);
+        return ct::list_stages(o.common, "nested_reduction", {{"", stages}});
+    }
     if (o.hello) {
         nr::validate_hello(o.blocks, o.threads);
         const ct::DeviceInfo device = ct::select_device(o.common.device);

@@ -195,6 +195,12 @@ std::string why_stages_only(const Options& options) {
 int run_stages(const Options& options);
 
 int run(const Options& options) {
+    if (options.stages == std::vector<std::string>{"list"}) {  // registry information: no GPU
+        return ct::list_stages(
+            options.common, "histogram",
+            {{"Byte stages (--section stages)", ct::descriptors(hg::stages())},
+             {"Wide kernels (--section wide)", ct::descriptors(hg::wide_kernels())}});
+    }
     // --block is a power of two (its validator); one warp to 1,024, the limit of every GPU, is
     // known without a device: --block 16 or 2048 exits with 2 on a machine without a GPU too.
     // The device's own limit is checked once it is open.
@@ -366,7 +372,8 @@ void add_options(CLI::App& app, Options& o) {
     app.add_option("--seed", o.seed, "seed of the generated input")->capture_default_str();
     app.add_option("--stage", o.stages,
                    "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
-                   "wide: global, private, cluster1/2/4/8/16, cub), or all")
+                   "wide: global, private, cluster1/2/4/8/16, cub), all, or list (the stages and "
+                   "their ideas, without a GPU; with --json: as JSON)")
         ->delimiter(',')
         ->default_str("all");
     app.add_option("--block", o.block, "threads per block of every stage (CUB picks its own)")

@@ -28,7 +28,7 @@ struct Options {
         common.repetitions = 10;  // each run takes a few ms: ten timed runs per scenario and build
         common.warmup = 2;
     }
-    std::vector<int> scenarios;
+    std::vector<std::string> scenarios;  ///< ids 1..kScenarioCount, or "list"
     std::string build = "both";
     streams::ScenarioConfig config;
     std::uint64_t n = streams::ScenarioConfig{}.n;
@@ -40,14 +40,20 @@ struct Options {
 };
 
 void add_options(CLI::App& app, Options& o) {
-    app.add_option("--scenario", o.scenarios,
+    // --stage, as in every chapter; --scenario, its first name, still works.
+    app.add_option("--stage,--scenario", o.scenarios,
                    "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
                    "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
                    "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs, "
                    "7 pinned vs pageable copy bandwidth, 8 the copy/compute pipeline "
-                   "(default: all)")
+                   "(default: all); or list (the scenarios, without a GPU; with --json: as JSON)")
         ->delimiter(',')
-        ->check(CLI::Range(1, streams::kScenarioCount));
+        ->check(CLI::Validator(
+            [](std::string& item) -> std::string {
+                return item == "list" ? std::string()
+                                      : CLI::Range(1, streams::kScenarioCount)(item);
+            },
+            "1.." + std::to_string(streams::kScenarioCount) + " or list", "SCENARIO"));
     app.add_option("--build", o.build, "which compilation runs: legacy, per-thread or both")
         ->check(CLI::IsMember({"legacy", "per-thread", "both"}))
         ->capture_default_str();
@@ -111,7 +117,20 @@ void add_options(CLI::App& app, Options& o) {
         "also write the summary table and every timeline as JSON to FILE");
 }
 
+// --stage list: the scenarios, as stage descriptors (id, key, what is launched).
+int list_scenarios(const Options& o) {
+    std::vector<ct::StageDescriptor> entries;
+    for (const streams::ScenarioInfo& info : streams::scenario_list()) {
+        entries.push_back(
+            {std::to_string(info.id), info.key, info.title, ct::StageRole::kProgression});
+    }
+    return ct::list_stages(o.common, "streams", {{"", ct::descriptors(entries)}});
+}
+
 int run(const Options& o) {
+    if (o.scenarios == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
+        return list_scenarios(o);
+    }
     // Everything the options can get wrong is rejected here, before any GPU work.
     streams::ScenarioConfig config = o.config;
     ct::require_range(o.n, 1, std::uint64_t{1} << 20, "--n");
@@ -136,7 +155,13 @@ int run(const Options& o) {
             "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
             "barely touch memory");
     }
-    std::vector<int> scenarios = o.scenarios;
+    std::vector<int> scenarios;
+    for (const std::string& item : o.scenarios) {
+        if (item == "list") {
+            throw ct::UsageError("--stage list stands alone: it lists the scenarios");
+        }
+        scenarios.push_back(std::stoi(item));  // 1..kScenarioCount: checked by the option
+    }
     if (scenarios.empty()) {
         for (int s = 1; s <= streams::kScenarioCount; ++s) {
             scenarios.push_back(s);

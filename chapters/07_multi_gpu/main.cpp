@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
     multi_gpu::Options options;
     multi_gpu::add_options(app, options);
     return ct::run_program(app, argc, argv, [&] {
+        if (options.sections == std::vector<std::string>{"list"}) {  // no GPU needed
+            return multi_gpu::list_sections(options);
+        }
         options.validate();
         const int ranks = multi_gpu::run_ranks(options, argc, argv);
         return ranks >= 0 ? ranks : multi_gpu::run(options);

@@ -4,6 +4,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "histogram.hpp"
+#include "multi_gpu.hpp"
 #include "options.hpp"
 #include "reduction.hpp"
 
@@ -34,6 +35,9 @@ std::vector<std::uint64_t> Options::message_bytes() const {
 }
 
 void Options::validate() const {
+    if (std::find(sections.begin(), sections.end(), "list") != sections.end()) {
+        throw ct::UsageError("--stage list stands alone: it lists the sections");
+    }
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
     ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
     ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
@@ -75,10 +79,15 @@ void add_options(CLI::App& app, Options& o) {
     for (const std::string& name : section_names()) {
         all += (all.empty() ? "" : ", ") + name;
     }
-    app.add_option("--section", o.sections,
-                   "sections to run, comma-separated (default: all): " + all)
+    // --stage, as in every chapter; --section, its first name, still works.
+    std::vector<std::string> accepted = section_names();
+    accepted.push_back("list");
+    app.add_option("--stage,--section", o.sections,
+                   "sections to run, comma-separated (default: all): " + all +
+                       "; or list (the sections and the all-reduce stages, without a GPU; with "
+                       "--json: as JSON)")
         ->delimiter(',')
-        ->check(CLI::IsMember(section_names()));
+        ->check(CLI::IsMember(accepted));
     ct::add_size_option(app, "--n", o.n, "ints summed by the sharded reduction");
     app.add_option("--reduction-stage", o.reduction_stage, "chapter 3's stage run on every GPU")
         ->capture_default_str();
@@ -103,6 +112,29 @@ void add_options(CLI::App& app, Options& o) {
                    "file through which rank 0 hands NCCL's unique id to the other ranks (under "
                    "mpirun without MPI support in the build; must be on a shared file system)");
     ct::add_common_options(app, o.common);
+}
+
+int list_sections(const Options& o) {
+    static const std::vector<ct::StageDescriptor> sections = {
+        {"topology", "topology",
+         "which GPU reaches which: peer access between every pair, and the bandwidth of a copy "
+         "over each path",
+         ct::StageRole::kProgression},
+        {"reduction", "sharded_reduction",
+         "chapter 3's stage (--reduction-stage) on a slice of the input per GPU, the partial sums "
+         "combined (each way of combining), against the same stage on one GPU",
+         ct::StageRole::kProgression},
+        {"histogram", "sharded_histogram",
+         "chapter 5's stage (--histogram-stage) on a slice of the input per GPU, the histograms "
+         "combined (each way of combining), against the same stage on one GPU",
+         ct::StageRole::kProgression},
+        {"allreduce", "allreduce",
+         "an all-reduce built step by step (the stages below) against NCCL, for each --sizes",
+         ct::StageRole::kProgression}};
+    return ct::list_stages(o.common, "multi_gpu",
+                           {{"Sections (--stage or --section)", ct::descriptors(sections)},
+                            {"All-reduce stages (the rows of the allreduce section)",
+                             ct::descriptors(allreduce_stages())}});
 }
 
 void disable_nvlink_multicast() {

@@ -53,6 +53,9 @@ void disable_nvlink_multicast();
 /// Registers the options on `app`.
 void add_options(CLI::App& app, Options& options);
 
+/// `--stage list` (or `--section list`): the sections and the all-reduce stages, without a GPU.
+int list_sections(const Options& options);
+
 /// The single-process sections (one host thread drives every GPU). Returns the exit code.
 int run(const Options& options);
 

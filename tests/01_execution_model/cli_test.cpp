@@ -1,7 +1,11 @@
 // The chapter executable rejects bad options with a message and exit code 2 (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -27,7 +31,8 @@ TEST(ExecutionModelCli, BadOptionsExitWithTwoAndAMessage) {
           Case{"--nx 2^20 --ny 2^20", "over this program's limit"},
           Case{"--blocks 32y32", "--blocks"}, Case{"--blocks 8x8x2", "2D blocks"},
           Case{"--blocks 32,32", "with an 'x'"}, Case{"--blocks 32x32,256", "'256'"},
-          Case{"--section nope", "nope"}, Case{"--reps 0", "reps"}}) {
+          Case{"--section nope", "nope"}, Case{"--reps 0", "reps"},
+          Case{"--stage warps,list", "stands alone"}}) {
         SCOPED_TRACE(c.args);
         const auto result = run_process(run_with(c.args));
         EXPECT_EQ(result.exit_code, 2) << result.output;
@@ -77,4 +82,13 @@ TEST(ExecutionModelCli, WarpsSectionRunsWithOrWithoutAGpu) {
         << result.output;
     EXPECT_NE(result.output.find("idle lanes             = 96 - 80 = 16"), std::string::npos)
         << result.output;
+}
+
+TEST(ExecutionModelCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"query",     "warps", "latency", "copy",
+                                          "occupancy", "sweep", "scaling"};
+    cudatutorial::testing::expect_stage_list(EXECUTION_MODEL_BIN, "execution_model", ids);
+    // The chapter's first name for the selector still works.
+    cudatutorial::testing::expect_stage_list(EXECUTION_MODEL_BIN, "execution_model", ids,
+                                             "--section");
 }

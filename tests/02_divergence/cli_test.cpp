@@ -1,7 +1,11 @@
 // The divergence executable rejects bad options with a message and exit code 2.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -24,6 +28,7 @@ TEST(DivergenceCli, BadOptionsExitWithTwoAndAMessage) {
           Case{"--block 48", "power of two"}, Case{"--block 0", "power of two"},
           Case{"--work 0", "work"}, Case{"--work 5000", "work"},
           Case{"--n 2^30 --work 4096", "CPU reference"}, Case{"--section nope", "nope"},
+          Case{"--stage 9", "'9' is not a stage"}, Case{"--stage 1,5c", "'5c' is not a stage"},
           Case{"--device -2", "device"}}) {
         SCOPED_TRACE(c.args);
         const auto result = run_process(run_with(c.args));
@@ -55,4 +60,9 @@ TEST(DivergenceCli, HelpAndProfileHelpExitWithZero) {
     EXPECT_NE(result.output.find("smsp__sass_average_branch_targets_threads_uniform.pct"),
               std::string::npos);
     EXPECT_NE(result.output.find("--clock-control none"), std::string::npos);
+}
+
+TEST(DivergenceCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"0", "1", "2", "3", "4", "4t", "5a", "5b"};
+    cudatutorial::testing::expect_stage_list(DIVERGENCE_BIN, "divergence", ids);
 }

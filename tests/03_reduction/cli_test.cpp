@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -19,7 +21,8 @@ TEST(ReductionCli, BadOptionsExitWithTwoAndAMessage) {
           Case{"--block 2048", "--block"}, Case{"--block 0", "--block"},
           Case{"--stage 13", "is not a stage"}, Case{"--stage 1,x", "is not a stage"},
           Case{"--stage 5 --block 32", "64 to 1024"}, Case{"--stage ,", "--stage"},
-          Case{"--data zeros", "--data"}, Case{"--no-such-option", "no-such-option"}}) {
+          Case{"--data zeros", "--data"}, Case{"--no-such-option", "no-such-option"},
+          Case{"--json", "--json needs a FILE"}, Case{"--stage 3 --json -", "--json needs a FILE"}}) {
         SCOPED_TRACE(c.args);
         const auto result = run_process(std::string(REDUCTION_BIN) + " " + c.args);
         EXPECT_EQ(result.exit_code, 2) << result.output;
@@ -38,4 +41,9 @@ TEST(ReductionCli, HelpListsTheStages) {
     for (const char* word : {"--n", "--block", "--stage", "5v", "cub", "--csv", "--json"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
+}
+
+TEST(ReductionCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"1", "5v", "9", "12", "cub"};
+    cudatutorial::testing::expect_stage_list(REDUCTION_BIN, "reduction", ids);
 }

@@ -1,7 +1,11 @@
 // The executable rejects bad options with a message and exit code 2 before touching the GPU.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -41,4 +45,12 @@ TEST(NestedReductionCli, HelpExitsWithZero) {
          {"--n", "--block", "--version", "--hello", "--blocks", "--pending-launches", "--reps"}) {
         EXPECT_NE(result.output.find(option), std::string::npos) << option;
     }
+}
+
+TEST(NestedReductionCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"sync", "nosync", "per_level", "overflow_demo"};
+    cudatutorial::testing::expect_stage_list(NESTED_REDUCTION_BIN, "nested_reduction", ids);
+    // The chapter's first name for the selector still works.
+    cudatutorial::testing::expect_stage_list(NESTED_REDUCTION_BIN, "nested_reduction", ids,
+                                             "--version");
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -74,4 +75,9 @@ TEST(HistogramCli, HelpListsTheOptions) {
                                "--block", "--grid", "--reps", "--json"}) {
         EXPECT_NE(result.output.find(option), std::string::npos) << option;
     }
+}
+
+TEST(HistogramCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"1", "race", "8", "cub", "global", "cluster16"};
+    cudatutorial::testing::expect_stage_list(HISTOGRAM_BIN, "histogram", ids);
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "stage_list.hpp"
 
 using cudatutorial::testing::run_process;
 
@@ -28,7 +29,10 @@ TEST(MultiGpuCli, BadOptionsExitWithTwoAndAMessage) {
                                           "--sizes 1Ki,lots",
                                           "--flush-l2",
                                           "--ranks 0",
-                                          "--reps 0"};
+                                          "--reps 0",
+                                          "--stage list,topology",
+                                          "--stage nope",
+                                          "--json"};
     for (const std::string& args : bad) {
         SCOPED_TRACE(args);
         const auto result = run_process(std::string(MULTI_GPU_BIN) + " " + args);
@@ -43,4 +47,12 @@ TEST(MultiGpuCli, HelpListsTheSections) {
     for (const char* word : {"topology", "reduction", "histogram", "allreduce", "--ranks"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
+}
+
+TEST(MultiGpuCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
+    const std::vector<std::string> ids = {"topology", "reduction", "histogram", "allreduce",
+                                          "1",        "2",         "3"};
+    cudatutorial::testing::expect_stage_list(MULTI_GPU_BIN, "multi_gpu", ids);
+    // The chapter's first name for the selector still works.
+    cudatutorial::testing::expect_stage_list(MULTI_GPU_BIN, "multi_gpu", ids, "--section");
 }

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "cudatutorial/stage.hpp"
+#include "stage_list.hpp"
 
 namespace ct = cudatutorial;
 
@@ -118,4 +121,43 @@ TEST(StageList, ShowsIdNameRoleAndIdea) {
     EXPECT_NE(text.find("expected failure"), std::string::npos);
     EXPECT_NE(text.find("a data race since Volta"), std::string::npos);
     EXPECT_NE(text.find("baseline"), std::string::npos);
+}
+
+TEST(StageList, GroupsGetTheirTitles) {
+    const auto stages = registry();
+    std::ostringstream out;
+    ct::print_stage_list(out, {{"Byte stages (--section stages)", {&stages[0], &stages[1]}},
+                               {"Wide (--section wide)", {&stages[3]}}});
+    const std::string text = out.str();
+    EXPECT_EQ(text.rfind("Byte stages (--section stages):\n", 0), 0u) << text;
+    EXPECT_NE(text.find("\nWide (--section wide):\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("cub_baseline"), std::string::npos) << text;
+}
+
+TEST(StageList, JsonParsesAndHoldsEveryField) {
+    auto stages = registry();
+    stages[0].idea = "an idea with \"quotes\", a backslash \\ and a\nnew line";
+    stages[2].idea = "the second idea";
+    stages[3].idea = "the library";
+    std::ostringstream out;
+    ct::print_stage_list_json(out, "test_program",
+                              {{"First \"group\"", ct::descriptors(stages)}, {"Empty", {}}});
+    const std::string text = out.str();
+    EXPECT_NE(text.find("\"role\": \"expected failure\""), std::string::npos) << text;
+    EXPECT_NE(text.find("\"id\": \"5v\""), std::string::npos) << text;
+    // Python's json module reads it back (the empty group aside, which no chapter has, the
+    // shape check passes too).
+    std::ostringstream one_group;
+    ct::print_stage_list_json(one_group, "test_program", {{"", ct::descriptors(stages)}});
+    const std::string path = ::testing::TempDir() + "stage_list_test.json";
+    std::ofstream(path) << one_group.str();
+    const auto check =
+        ct::testing::run_process(std::string(CT_PYTHON) + " " + CT_CHECK_STAGE_LIST_SCRIPT + " " +
+                                 path + " test_program 1 5v 2 cub");
+    EXPECT_EQ(check.exit_code, 0) << check.output << "\n" << one_group.str();
+    std::ofstream(path) << text;
+    const auto parse = ct::testing::run_process(
+        std::string(CT_PYTHON) + " -c 'import json,sys; json.load(open(sys.argv[1]))' " + path);
+    EXPECT_EQ(parse.exit_code, 0) << parse.output << "\n" << text;
+    std::remove(path.c_str());
 }

@@ -15,6 +15,7 @@
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/sizes.hpp"
+#include "cudatutorial/stage.hpp"
 
 namespace cudatutorial {
 
@@ -27,6 +28,7 @@ struct CommonOptions {
     bool flush_l2 = false;      ///< --flush-l2: overwrite L2 before each timed run
     std::string csv_path;       ///< --csv FILE
     std::string json_path;      ///< --json FILE
+    bool json_to_stdout = false;  ///< --json with no FILE (or "-"): only with --stage list
     std::string markdown_path;  ///< --markdown FILE
     int device = 0;             ///< --device N
 
@@ -47,7 +49,8 @@ enum class L2FlushOption {
 
 /// Registers --reps, --warmup, --flush-l2, --csv, --json and --device on `app`, in the group
 /// "Common options", which --help lists after the chapter's own options whatever the order in
-/// which they were added.
+/// which they were added. --json without a FILE (or with "-") means standard output, which only
+/// `--stage list --json` accepts (run_program refuses it elsewhere, exit 2).
 void add_common_options(CLI::App& app, CommonOptions& options,
                         L2FlushOption l2_flush = L2FlushOption::kOffered);
 
@@ -85,6 +88,12 @@ void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
 /// `options` ask for, and returns the exit code: kSuccess when every row passed (labelled bug
 /// demonstrations aside) and `other_checks_passed`, else kVerificationFailed.
 int finish_table(ResultTable& table, const CommonOptions& options, bool other_checks_passed = true);
+
+/// Answers `--stage list`, without a GPU: the chapter's registry as a table, or as JSON on
+/// standard output with `--json` alone (print_stage_list_json); `--json FILE` writes the JSON to
+/// FILE as well as printing the table. Returns kSuccess.
+int list_stages(const CommonOptions& options, const std::string& program,
+                const std::vector<StageGroup>& groups);
 
 /// Runs `body`, turning exceptions into a message on stderr and the documented exit code:
 /// UsageError -> 2, CudaError/NoDeviceError -> 3, anything else -> 3 ("internal error").

@@ -46,6 +46,23 @@ void apply_stage(const StageDescriptor& stage, ResultRow& row);
 /// Prints the registry for `--stage list`: id, name, role and idea, one stage per line.
 void print_stage_list(std::ostream& out, const std::vector<const StageDescriptor*>& stages);
 
+/// One registry of a chapter's `--stage list`. A chapter with several (chapter 0's vector add
+/// and stencil, chapter 5's byte and wide histograms) gives each a title that says where its
+/// entries run; a chapter with one leaves the title empty.
+struct StageGroup {
+    std::string title;                           ///< "Stencil (--section stencil)", or ""
+    std::vector<const StageDescriptor*> stages;  ///< in registry order
+};
+
+/// `--stage list`: each group's title (when it has one), then its print_stage_list table.
+void print_stage_list(std::ostream& out, const std::vector<StageGroup>& groups);
+
+/// `--stage list --json`: the same registry as one JSON document, for scripts:
+/// {"program": "reduction", "groups": [{"title": "", "stages": [{"id": "1", "name": "...",
+/// "role": "progression", "idea": "..."}, ...]}, ...]}.
+void print_stage_list_json(std::ostream& out, const std::string& program,
+                           const std::vector<StageGroup>& groups);
+
 /// Splits "1,3,cub" at commas (empty items dropped).
 std::vector<std::string> split_list(const std::string& text);
 
@@ -91,6 +108,15 @@ std::vector<const Stage*> select_stages(const std::vector<Stage>& registry,
     }
     return selected;
 }
+
+/// For a chapter whose stages live in several registries (one per section): throws UsageError,
+/// worded as select_stages words it, unless every item of `wanted` is "all" or the id or name of
+/// an entry of one of `registries`.
+void require_known_stages(const std::vector<StageGroup>& registries,
+                          const std::vector<std::string>& wanted, const std::string& option);
+
+/// Whether `stage` is named (by id or name) in `wanted`, or `wanted` is empty or "all".
+bool stage_chosen(const StageDescriptor& stage, const std::vector<std::string>& wanted);
 
 /// The descriptors of a registry, for print_stage_list.
 template <typename Stage>

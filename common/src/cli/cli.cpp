@@ -67,7 +67,15 @@ void add_common_options(CLI::App& app, CommonOptions& options, L2FlushOption l2_
     app.add_option("--csv", options.csv_path, "also write the results table as CSV to FILE")
         ->check(writable_file_validator())
         ->group(group);
-    app.add_option("--json", options.json_path, "also write the results table as JSON to FILE")
+    app.add_option_function<std::string>(
+           "--json",
+           [&options](const std::string& path) {
+               options.json_to_stdout = path.empty() || path == "-";
+               options.json_path = options.json_to_stdout ? std::string() : path;
+           },
+           "also write the results table as JSON to FILE (with --stage list and no FILE: the "
+           "stages as JSON on standard output)")
+        ->expected(0, 1)
         ->check(writable_file_validator())
         ->group(group);
     app.add_option("--markdown", options.markdown_path,
@@ -96,6 +104,9 @@ CLI::Validator size_validator() {
 CLI::Validator writable_file_validator() {
     return CLI::Validator(
         [](std::string& path) -> std::string {
+            if (path == "-") {  // standard output (--stage list --json -)
+                return {};
+            }
             // Opened for appending, so an existing file is not truncated before the run.
             std::ofstream probe(path, std::ios::app);
             if (!probe) {
@@ -183,6 +194,23 @@ CLI::Option* add_profile_help_flag(CLI::App& app, bool& flag, const std::string&
                         "print the Nsight Compute (ncu) commands for " + what + ", and exit");
 }
 
+int list_stages(const CommonOptions& options, const std::string& program,
+                const std::vector<StageGroup>& groups) {
+    if (options.json_to_stdout) {
+        print_stage_list_json(std::cout, program, groups);
+        return to_int(ExitCode::kSuccess);
+    }
+    print_stage_list(std::cout, groups);
+    if (!options.json_path.empty()) {
+        std::ofstream file(options.json_path);
+        print_stage_list_json(file, program, groups);
+        if (!file) {
+            throw UsageError("cannot write '" + options.json_path + "'");
+        }
+    }
+    return to_int(ExitCode::kSuccess);
+}
+
 int guarded_main(const std::function<int()>& body) {
     try {
         return body();
@@ -209,6 +237,21 @@ int run_program(CLI::App& app, int argc, char** argv, const std::function<int()>
     } catch (const UsageError& error) {  // thrown by an option callback
         std::cerr << "error: " << error.what() << "\n";
         return to_int(ExitCode::kBadUsage);
+    }
+    // --json without a FILE means standard output, which only --stage list writes to: anywhere
+    // else the JSON would mix with the printed table.
+    const CLI::Option* json = app.get_option_no_throw("--json");
+    if (json != nullptr && json->count() > 0 &&
+        (json->results().empty() || json->results().back().empty() ||
+         json->results().back() == "-")) {
+        const CLI::Option* stage = app.get_option_no_throw("--stage");
+        const bool listing =
+            stage != nullptr && stage->results().size() == 1 && stage->results().front() == "list";
+        if (!listing) {
+            std::cerr << "error: --json needs a FILE (only --stage list --json prints JSON to "
+                         "standard output)\n";
+            return to_int(ExitCode::kBadUsage);
+        }
     }
     return guarded_main(body);
 }

@@ -128,7 +128,7 @@ std::string no_device_message(int code) {
                     : "no NVIDIA GPU was found (an NVIDIA driver is installed, but it sees no "
                       "GPU): this program needs one.";
     return what +
-           "\nWithout a GPU you can still run: first_kernel --stage list (chapter 0's stages and "
+           "\nWithout a GPU you can still run: any chapter's --stage list (its stages and "
            "their ideas), execution_model --section warps (the warp layout, "
            "worked out on the CPU), the --profile-help of chapters 1 and 2, any chapter's "
            "--help, make test (its CPU tests; the GPU tests are reported as skipped) and make "
