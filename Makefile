@@ -74,8 +74,8 @@ test: build
 test-cpu: build
 	$(call run_ctest,-j $(JOBS) -L cpu)
 
-# The CPU tests without those labelled slow (the Doxygen site and its links, the skeletons'
-# compilation: most of test-cpu's time): seconds, for a loop while editing.
+# The CPU tests without those labelled slow (the Doxygen site and its links, the figures' tests,
+# the skeletons' compilation: most of test-cpu's time): seconds, for a loop while editing.
 test-quick: build
 	$(call run_ctest,-j $(JOBS) -L cpu -LE slow)
 
@@ -186,7 +186,7 @@ help:
 	@echo "make               configure (preset $(PRESET) of CMakePresets.json) and build everything (Release; GPU architectures: native if a GPU is visible)"
 	@echo "make test          build, then run every test (GPU tests skip without a GPU)"
 	@echo "make test-cpu      only the tests that need no GPU"
-	@echo "make test-quick    the tests that need no GPU, less those labelled slow (the docs site, the skeletons' compilation): seconds"
+	@echo "make test-quick    the tests that need no GPU, less those labelled slow (the docs site, the figures, the skeletons' compilation): seconds"
 	@echo "make test-gpu      only the GPU tests"
 	@echo "make run           build, then run every chapter once with its default options"
 	@echo "make run-<chapter> ARGS=\"...\"   run one chapter: $(CHAPTERS)"
