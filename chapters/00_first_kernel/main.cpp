@@ -80,31 +80,24 @@ struct Selection {
     bool explicit_list = false;
 };
 
+// The chapter's two registries: what --stage list prints and what --stage picks from.
+std::vector<ct::StageGroup> stage_registries() {
+    return {{"Vector add (--section add)", ct::descriptors(fk::add_stages())},
+            {"Stencil (--section stencil)", ct::descriptors(fk::stencil_stages())}};
+}
+
 Selection select_stages(const Options& o) {
     const std::vector<std::string> wanted = ct::split_list(o.stages);
-    const bool all = wanted.empty() || wanted == std::vector<std::string>{"all"};
+    ct::require_known_stages(stage_registries(), wanted, "--stage");
     Selection selection;
-    selection.explicit_list = !all;
-    for (const std::string& item : wanted) {
-        if (!all && ct::find_stage_in(fk::add_stages(), item) == nullptr &&
-            ct::find_stage_in(fk::stencil_stages(), item) == nullptr) {
-            throw ct::UsageError("--stage '" + item +
-                                 "' is not a stage (ids: 1, 1x, 2, thrust, 3, 4, 4x, a stage's "
-                                 "name, all, or list)");
-        }
-    }
-    const auto chosen = [&](const ct::StageDescriptor& stage) {
-        return all || std::find_if(wanted.begin(), wanted.end(), [&](const std::string& item) {
-                          return item == stage.id || item == stage.name;
-                      }) != wanted.end();
-    };
+    selection.explicit_list = !wanted.empty() && wanted != std::vector<std::string>{"all"};
     for (const fk::AddStage& stage : fk::add_stages()) {
-        if (chosen(stage)) {
+        if (ct::stage_chosen(stage, wanted)) {
             selection.add.push_back(&stage);
         }
     }
     for (const fk::StencilStage& stage : fk::stencil_stages()) {
-        if (chosen(stage)) {
+        if (ct::stage_chosen(stage, wanted)) {
             selection.stencil.push_back(&stage);
         }
     }
@@ -302,10 +295,7 @@ int run(const Options& o) {
         return fk::run_illegal_address_child();
     }
     if (o.stages == "list") {  // registry information: no GPU needed
-        return ct::list_stages(
-            o.common, "first_kernel",
-            {{"Vector add (--section add)", ct::descriptors(fk::add_stages())},
-             {"Stencil (--section stencil)", ct::descriptors(fk::stencil_stages())}});
+        return ct::list_stages(o.common, "first_kernel", stage_registries());
     }
     // 1. Everything that can be checked without a GPU.
     ct::require_range(o.n, 1, std::uint64_t{1} << 34, "--n");
