@@ -114,13 +114,6 @@ elif [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import matplotlib" 2>/dev/n
 else
   echo "bench: matplotlib not found, no plots (make deps)"
 fi
-if [ -f "$out/multi_gpu_allreduce.json" ]; then  # chapter 7's bus-bandwidth figure
-  for py in python3 /usr/bin/python3; do
-    if $py -c "import matplotlib" 2>/dev/null; then
-      $py "$here/../chapters/07_multi_gpu/plot_busbw.py" "$out/multi_gpu_allreduce.json"; break
-    fi
-  done
-fi
 echo "bench: $failures run(s) failed; results in $out"
 # A machine with several GPUs also runs chapter 7's cases, into <gpu-slug>-x<G>/.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
