@@ -36,6 +36,13 @@ for exe in "$build"/tests/*_gpu_test; do
     if [[ "$(basename "$exe")" == multi_gpu_gpu_test ]]; then
       extra=(--report-api-errors no) exclude=":*Ranks*"
     fi
+    # A FILTER that selects none of this executable's tests: nothing to sanitize (and the tool
+    # would report the empty run as a target that ended before any CUDA call).
+    if ! "$exe" --gtest_list_tests --gtest_filter="${filter}:-*BugDemo*:*ErrorPath*${exclude}" \
+         2>/dev/null | grep -q '^  '; then
+      printf '%-32s %-10s %s\n' "$(basename "$exe")" "$tool" "no test matches the filter"
+      continue
+    fi
     log=$(mktemp)
     CT_SANITIZE=$tool compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 20 \
       "${extra[@]}" "$exe" --gtest_filter="${filter}:-*BugDemo*:*ErrorPath*${exclude}" \
