@@ -66,15 +66,8 @@ std::string first_line(const std::string& text) {
 // A small vector add through the checked path (stage 1), verified: proof that the context still
 // works after a non-sticky error.
 std::string context_check() {
-    constexpr std::size_t n = 1000;
-    const std::vector<float> a = ct::random_floats(n, 1, -1.0f, 1.0f);
-    const std::vector<float> b = ct::random_floats(n, 2, -1.0f, 1.0f);
-    ct::DeviceBuffer<float> d_a(a);
-    ct::DeviceBuffer<float> d_b(b);
-    ct::DeviceBuffer<float> d_c(n);
-    d_c.fill_bytes(0xff);
-    launch_vector_add(d_a.data(), d_b.data(), d_c.data(), n, 128, 0, nullptr);
-    const ct::Verification check = verify_vector_add(a, b, d_c.to_host(), n);
+    VectorAddArrays arrays(1000, 0, 1);
+    const ct::Verification check = arrays.run(add_stages().front(), 128, 0);  // stage 1
     return check.passed ? "next launch verified: the GPU is still usable"
                         : "next launch FAILED: " + check.detail;
 }
@@ -114,20 +107,18 @@ std::vector<ErrorDemo> run_recoverable_error_demos(int max_threads_per_block,
                                                    std::size_t global_memory) {
     std::vector<ErrorDemo> demos;
     const int too_many = 2 * max_threads_per_block;
-    constexpr std::size_t n = 1000;
-    const std::vector<float> a = ct::random_floats(n, 1, -1.0f, 1.0f);
-    const std::vector<float> b = ct::random_floats(n, 2, -1.0f, 1.0f);
-    ct::DeviceBuffer<float> d_a(a);
-    ct::DeviceBuffer<float> d_b(b);
-    ct::DeviceBuffer<float> d_c(n);
+    VectorAddArrays arrays(1000, 0, 1);
+    const std::size_t n = arrays.n;
 
     // 1. A block of 2 x the device's limit, launched through the checked path: CT_CHECK_LAUNCH
     //    (cudaGetLastError right after the launch) turns the refusal into an exception.
     demos.push_back(refused_request(
         "block of " + std::to_string(too_many) + " threads (limit " +
             std::to_string(max_threads_per_block) + "), launch checked",
-        "CT_CHECK_LAUNCH (cudaGetLastError)", too_big_block_errors(), is_too_big_block_error,
-        [&] { launch_vector_add(d_a.data(), d_b.data(), d_c.data(), n, too_many, 0, nullptr); }));
+        "CT_CHECK_LAUNCH (cudaGetLastError)", too_big_block_errors(), is_too_big_block_error, [&] {
+            launch_vector_add(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), n, too_many,
+                              0, nullptr);
+        }));
 
     // 2. The same launch unchecked: nothing stops the program, the kernel never ran, and only
     //    the result check (c is still the poison) or a later cudaGetLastError() says so.
@@ -136,9 +127,10 @@ std::vector<ErrorDemo> run_recoverable_error_demos(int max_threads_per_block,
         demo.what = "the same launch, unchecked: the program carries on";
         demo.reported_by = "the result check, then cudaGetLastError";
         demo.expected = too_big_block_errors();
-        d_c.fill_bytes(0xff);
-        unchecked_add_kernel<<<1, too_many>>>(d_a.data(), d_b.data(), d_c.data(), n);
-        const ct::Verification check = verify_vector_add(a, b, d_c.to_host(), n);
+        arrays.d_c.fill_bytes(0xff);
+        unchecked_add_kernel<<<1, too_many>>>(arrays.d_a.data(), arrays.d_b.data(),
+                                              arrays.d_c.data(), n);
+        const ct::Verification check = arrays.verify();
         const cudaError_t later = cudaGetLastError();  // reads and clears the remembered error
         demo.observed = error_name(later);
         demo.message = check.passed ? "result check PASSED (it should not have)"
