@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Turns `ncu --csv` output (one line per kernel launch and metric) into a table: one row per
 kernel name (the first launch of each), one column per metric, with the textbook's nvprof names."""
-import csv
-import io
-import re
 import sys
+
+import ncu_csv
 
 NVPROF_NAMES = {
     "smsp__sass_average_branch_targets_threads_uniform.pct": "branch_eff %",
@@ -19,39 +18,24 @@ NVPROF_NAMES = {
 }
 
 
-def short_kernel_name(name):
-    name = re.sub(r"\(.*$", "", name)          # drop the parameter list
-    name = re.sub(r"<.*>", "<…>", name)         # and template arguments
-    return name.split("::")[-1]
-
-
 def main():
-    text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-    start = text.find('"ID"')
-    if start < 0:
+    table = ncu_csv.one_launch_each(
+        ncu_csv.rows(sys.argv[1]),
+        key=lambda row: ncu_csv.short_kernel_name(row["Kernel Name"], templates="<…>"))
+    if not table:
         print("no ncu results found (did the program launch any kernel?)")
         return 1
-    rows = list(csv.DictReader(io.StringIO(text[start:])))
-    table, metrics, first_id = {}, [], {}
-    for row in rows:
-        kernel = short_kernel_name(row["Kernel Name"])
-        first_id.setdefault(kernel, row["ID"])
-        if row["ID"] != first_id[kernel]:
-            continue
-        metric = row["Metric Name"]
-        if metric not in metrics:
-            metrics.append(metric)
-        unit = row.get("Metric Unit", "")
-        table.setdefault(kernel, {})[metric] = f"{row['Metric Value']} {unit}".strip()
+    metrics = list(dict.fromkeys(m for launch in table.values() for m in launch))
     header = ["kernel"] + [NVPROF_NAMES.get(m, m) for m in metrics]
-    lines = [header] + [[k] + [v.get(m, "-") for m in metrics] for k, v in table.items()]
-    widths = [max(len(line[c]) for line in lines) for c in range(len(header))]
-    for i, line in enumerate(lines):
-        print("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(line)))
-        if i == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    lines = [header] + [[k] + [value(launch[m]) if m in launch else "-" for m in metrics]
+                        for k, launch in table.items()]
+    print("\n".join(ncu_csv.aligned(lines, left=len(header))))
     print("\nmetric names: " + ", ".join(f"{NVPROF_NAMES.get(m, m)} = {m}" for m in metrics))
     return 0
+
+
+def value(row):
+    return f"{row['Metric Value']} {row.get('Metric Unit', '')}".strip()
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ one). Used to make docs/results/nvidia-h100-80gb-hbm3/execution_model_ncu.txt:
 
     python3 chapters/01_execution_model/ncu_sweep_table.py execution_model_ncu.csv
 """
-import csv
-import io
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import ncu_csv  # noqa: E402  (the repository's one ncu parser)
 
 COLUMNS = [
     ("gpu__time_duration.sum", "time us", lambda v: f"{float(v) / 1000:.1f}"),
@@ -29,35 +31,23 @@ COLUMNS = [
 
 
 def main(path):
-    text = open(path, encoding="utf-8", errors="replace").read()
-    start = text.find('"ID"')
-    if start < 0:
+    # one row per block shape: its last launch (the timed one)
+    last = ncu_csv.one_launch_each(ncu_csv.rows(path), key=lambda row: row["Block Size"],
+                                   which="last")
+    if not last:
         print("no ncu rows found")
         return 1
-    launches = {}
-    for row in csv.DictReader(io.StringIO(text[start:])):
-        launch = launches.setdefault(row["ID"], {"block": row["Block Size"],
-                                                 "grid": row["Grid Size"]})
-        launch[row["Metric Name"]] = row["Metric Value"].replace(",", "")
-    last = {}  # block shape -> its last launch
-    for launch in launches.values():
-        last[launch["block"]] = launch
     columns = [c for c in COLUMNS if any(c[0] in launch for launch in last.values())]
     rows = [["block", "grid", *[label for _, label, _ in columns]]]
     for block, launch in last.items():
         shape = "(" + ",".join(block.strip("()").split(", ")[:2]) + ")"
-        grid = launch["grid"].strip("()").split(", ")
+        grid = next(iter(launch.values()))["Grid Size"].strip("()").split(", ")
         cells = [shape, f"{grid[0]} x {grid[1]}"]
         for key, _, fmt in columns:
-            value = launch.get(key, "-")
+            value = launch[key]["Metric Value"].replace(",", "") if key in launch else "-"
             cells.append(fmt(value) if fmt and value != "-" else value)
         rows.append(cells)
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    for i, row in enumerate(rows):
-        print("  ".join(cell.ljust(widths[c]) if c < 2 else cell.rjust(widths[c])
-                        for c, cell in enumerate(row)))
-        if i == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print("\n".join(ncu_csv.aligned(rows, left=2)))
     print()
     print("one row per block shape: its last launch (the timed one); ncu --clock-control none")
     print("metrics: " + ", ".join(f"{label} = {key}" for key, label, _ in columns))

@@ -5,8 +5,11 @@ docs/results/nvidia-h100-80gb-hbm3/divergence_ncu_summary.txt from divergence_nc
 
     python3 chapters/02_divergence/ncu_summary.py divergence_ncu.txt
 """
-import re
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import ncu_csv  # noqa: E402  (the repository's one ncu parser)
 
 COLUMNS = [
     ("gpu__time_duration.sum", "time us"),
@@ -19,32 +22,17 @@ COLUMNS = [
 
 def main(path):
     kernels = {}
-    current = None
-    header = re.compile(r"^  (?:\S*::)?(\w+)\(.*\) \((.*)\)x\((.*)\), Context")
-    metric = re.compile(r"^    (\S+)\s+(?:(\S+)\s+)?([\d.,]+)$")
-    to_us = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-    for line in open(path, encoding="utf-8", errors="replace"):
-        line = line.rstrip("\n")
-        match = header.match(line)
-        if match:
-            current = match.group(1).removesuffix("_kernel")
-            kernels[current] = {"grid": match.group(2), "block": match.group(3)}
-            continue
-        match = metric.match(line)
-        if match and current:
-            name, unit, value = match.groups()
-            if name == "gpu__time_duration.sum":  # ncu picks ns, us or ms: report microseconds
-                value = f"{float(value.replace(',', '')) * to_us[unit]:.2f}"
-            kernels[current][name] = value
+    for name, values in ncu_csv.read_text_report(path).items():
+        row = kernels[name.removesuffix("_kernel")] = {"grid": values.pop("grid"),
+                                                       "block": values.pop("block")}
+        for key, (unit, value) in values.items():
+            if key == "gpu__time_duration.sum":  # ncu picks ns, us or ms: report microseconds
+                value = f"{ncu_csv.number(value, unit) / 1e3:.2f}"
+            row[key] = value
     rows = [["kernel", *[label for _, label in COLUMNS]]]
     for name, values in kernels.items():
         rows.append([name, *[values.get(key, "-") for key, _ in COLUMNS]])
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    for i, row in enumerate(rows):
-        print("  ".join(cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
-                        for c, cell in enumerate(row)))
-        if i == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print("\n".join(ncu_csv.aligned(rows, left=1)))
     print()
     print("one row per kernel: its last launch (the timed one); grid x block of every launch: " +
           ", ".join(sorted({f"({v['grid']})x({v['block']})" for v in kernels.values()})))

@@ -5,10 +5,11 @@ first launch of each, CUB's sweep kernel included.
 
     chapters/05_histogram/scripts/ncu_summary.py histogram_ncu_raw.csv "header line" > histogram_ncu.txt
 """
-import csv
-import io
-import re
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts"))
+import ncu_csv  # noqa: E402  (the repository's one ncu parser)
 
 COLUMNS = [
     ("time us", "gpu__time_duration.sum", lambda v: f"{v / 1000:.1f}"),
@@ -23,50 +24,25 @@ COLUMNS = [
 ]
 
 
-def number(text, unit):
-    text = text.replace(",", "")
-    try:
-        value = float(text)
-    except ValueError:
-        return float("nan")
-    return value * {"ms": 1e6, "us": 1e3, "usecond": 1e3, "msecond": 1e6}.get(unit, 1)
+CUB_KERNELS = {"DeviceHistogramSweepKernel": "cub_sweep", "DeviceHistogramInitKernel": None}
 
 
-def short(name):
-    name = re.sub(r"\(.*$", "", name)
-    name = re.sub(r"<.*", "", name).split("::")[-1]
-    return {"DeviceHistogramSweepKernel": "cub_sweep", "DeviceHistogramInitKernel": "cub_init"}.get(
-        name, name.removesuffix("_kernel"))
-
-
-def sections(path):
-    current, lines = None, []
-    for line in open(path, encoding="utf-8", errors="replace"):
-        if line.startswith("###"):
-            if current is not None:
-                yield current, lines
-            current, lines = line[3:].strip(), []
-        elif line.startswith('"'):
-            lines.append(line)
-    if current is not None:
-        yield current, lines
+def short(row):
+    """The table's name of a row's kernel: no "_kernel" suffix, CUB's by their role, CUB's init
+    kernel left out (None)."""
+    name = ncu_csv.short_kernel_name(row["Kernel Name"])
+    return CUB_KERNELS.get(name, name.removesuffix("_kernel"))
 
 
 def main():
     if len(sys.argv) > 2:
         print(sys.argv[2])
-    for args, lines in sections(sys.argv[1]):
-        kernels = {}
-        first_id = {}
-        for row in csv.DictReader(io.StringIO("".join(lines))):
-            name = short(row["Kernel Name"])
-            if name == "cub_init":
-                continue
-            first_id.setdefault(name, row["ID"])
-            if row["ID"] != first_id[name]:
-                continue
-            kernels.setdefault(name, {})[row["Metric Name"]] = number(row["Metric Value"],
-                                                                     row["Metric Unit"])
+    for args, rows in ncu_csv.sections(sys.argv[1]):
+        if args is None:  # rows before the first "### <arguments>" line: no run to name
+            continue
+        kernels = {name: {metric: ncu_csv.number(row["Metric Value"], row["Metric Unit"])
+                          for metric, row in launch.items()}
+                   for name, launch in ncu_csv.one_launch_each(rows, key=short).items()}
         width = max([len(k) for k in kernels] + [6])
         print(f"\nhistogram {args} --reps 1 --warmup 0")
         print(f"{'kernel':<{width}}  " + "  ".join(c[0] for c in COLUMNS))
