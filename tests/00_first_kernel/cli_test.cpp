@@ -7,8 +7,11 @@
 
 #include "process.hpp"
 #include "stage_list.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
 namespace {
 
@@ -19,25 +22,18 @@ std::string run_with(const std::string& args) {
 }  // namespace
 
 TEST(FirstKernelCli, BadOptionsExitWithTwoAndOneLine) {
-    struct Case {
-        const char* args;
-        const char* message;
-    };
-    for (const Case& c :
-         {Case{"--no-such-option", "no-such-option"}, Case{"--n 0", "--n 0 is out of range"},
-          Case{"--n abc", "abc"}, Case{"--n 2^35", "out of range"},
-          Case{"--block 48", "power of two"}, Case{"--block 2048", "power of two"},
-          Case{"--block 16", "power of two"}, Case{"--radius 0", "radius"},
-          Case{"--radius 65", "radius"}, Case{"--canary 2^21", "--canary"},
-          Case{"--grid -1", "grid"}, Case{"--stage 9", "'9' is not a stage"},
-          Case{"--stage 1,nope", "'nope' is not a stage"}, Case{"--section nope", "nope"},
-          Case{"--device -2", "device"}}) {
-        SCOPED_TRACE(c.args);
-        const auto result = run_process(run_with(c.args));
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
-        EXPECT_EQ(result.output.find("error:"), result.output.rfind("error:")) << result.output;
-    }
+    expect_usage_errors(
+        FIRST_KERNEL_BIN,
+        {UsageCase{"--no-such-option", "no-such-option"},
+         UsageCase{"--n 0", "--n 0 is out of range"}, UsageCase{"--n abc", "abc"},
+         UsageCase{"--n 2^35", "out of range"}, UsageCase{"--block 48", "power of two"},
+         UsageCase{"--block 2048", "power of two"}, UsageCase{"--block 16", "power of two"},
+         UsageCase{"--radius 0", "radius"}, UsageCase{"--radius 65", "radius"},
+         UsageCase{"--canary 2^21", "--canary"}, UsageCase{"--grid -1", "grid"},
+         UsageCase{"--stage 9", "'9' is not a stage"},
+         UsageCase{"--stage 1,nope", "'nope' is not a stage"}, UsageCase{"--section nope", "nope"},
+         UsageCase{"--device -2", "device"}},
+        true);
 }
 
 TEST(FirstKernelCli, StageListNeedsNoGpu) {

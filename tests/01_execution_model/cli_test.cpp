@@ -6,8 +6,11 @@
 
 #include "process.hpp"
 #include "stage_list.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
 namespace {
 
@@ -18,26 +21,19 @@ std::string run_with(const std::string& args) {
 }  // namespace
 
 TEST(ExecutionModelCli, BadOptionsExitWithTwoAndAMessage) {
-    struct Case {
-        const char* args;
-        const char* message;
-    };
-    for (const Case& c :
-         {Case{"--no-such-option", "no-such-option"}, Case{"--device -1", "device"},
-          Case{"--device abc", "device"}, Case{"--block-shape 0,2", "at least 1"},
-          Case{"--block-shape a,b", "not a positive integer"},
-          Case{"--block-shape 1,2,3,4", "at most three"}, Case{"--nx 0", "--nx 0 is out of range"},
-          Case{"--ny -5", "negative"}, Case{"--nx 2^40", "out of range"},
-          Case{"--nx 2^20 --ny 2^20", "over this program's limit"},
-          Case{"--blocks 32y32", "--blocks"}, Case{"--blocks 8x8x2", "2D blocks"},
-          Case{"--blocks 32,32", "with an 'x'"}, Case{"--blocks 32x32,256", "'256'"},
-          Case{"--section nope", "nope"}, Case{"--reps 0", "reps"},
-          Case{"--stage warps,list", "stands alone"}}) {
-        SCOPED_TRACE(c.args);
-        const auto result = run_process(run_with(c.args));
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
-    }
+    expect_usage_errors(
+        EXECUTION_MODEL_BIN,
+        {UsageCase{"--no-such-option", "no-such-option"}, UsageCase{"--device -1", "device"},
+         UsageCase{"--device abc", "device"}, UsageCase{"--block-shape 0,2", "at least 1"},
+         UsageCase{"--block-shape a,b", "not a positive integer"},
+         UsageCase{"--block-shape 1,2,3,4", "at most three"},
+         UsageCase{"--nx 0", "--nx 0 is out of range"}, UsageCase{"--ny -5", "negative"},
+         UsageCase{"--nx 2^40", "out of range"},
+         UsageCase{"--nx 2^20 --ny 2^20", "over this program's limit"},
+         UsageCase{"--blocks 32y32", "--blocks"}, UsageCase{"--blocks 8x8x2", "2D blocks"},
+         UsageCase{"--blocks 32,32", "with an 'x'"}, UsageCase{"--blocks 32x32,256", "'256'"},
+         UsageCase{"--section nope", "nope"}, UsageCase{"--reps 0", "reps"},
+         UsageCase{"--stage warps,list", "stands alone"}});
 }
 
 TEST(ExecutionModelCli, ABlockShapeOverEveryGpusLimitIsAUsageErrorWithoutTheDevice) {

@@ -6,8 +6,11 @@
 
 #include "process.hpp"
 #include "stage_list.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
 namespace {
 
@@ -18,23 +21,15 @@ std::string run_with(const std::string& args) {
 }  // namespace
 
 TEST(DivergenceCli, BadOptionsExitWithTwoAndAMessage) {
-    struct Case {
-        const char* args;
-        const char* message;
-    };
-    for (const Case& c :
-         {Case{"--no-such-option", "no-such-option"}, Case{"--n 0", "--n 0 is out of range"},
-          Case{"--n abc", "not a number"}, Case{"--n 2^31", "out of range"},
-          Case{"--block 48", "power of two"}, Case{"--block 0", "power of two"},
-          Case{"--work 0", "work"}, Case{"--work 5000", "work"},
-          Case{"--n 2^30 --work 4096", "CPU reference"}, Case{"--section nope", "nope"},
-          Case{"--stage 9", "'9' is not a stage"}, Case{"--stage 1,5c", "'5c' is not a stage"},
-          Case{"--device -2", "device"}}) {
-        SCOPED_TRACE(c.args);
-        const auto result = run_process(run_with(c.args));
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
-    }
+    expect_usage_errors(
+        DIVERGENCE_BIN,
+        {UsageCase{"--no-such-option", "no-such-option"},
+         UsageCase{"--n 0", "--n 0 is out of range"}, UsageCase{"--n abc", "not a number"},
+         UsageCase{"--n 2^31", "out of range"}, UsageCase{"--block 48", "power of two"},
+         UsageCase{"--block 0", "power of two"}, UsageCase{"--work 0", "work"},
+         UsageCase{"--work 5000", "work"}, UsageCase{"--n 2^30 --work 4096", "CPU reference"},
+         UsageCase{"--section nope", "nope"}, UsageCase{"--stage 9", "'9' is not a stage"},
+         UsageCase{"--stage 1,5c", "'5c' is not a stage"}, UsageCase{"--device -2", "device"}});
 }
 
 TEST(DivergenceCli, ABlockUnderAWarpOrOverEveryGpusLimitIsRefusedBeforeTheDevice) {
