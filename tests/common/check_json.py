@@ -12,8 +12,17 @@ assert doc["run"]["peak_gbs"] == 1000, doc["run"]["peak_gbs"]
 assert doc["run"]["cuda_driver"] == "13.0", doc["run"]
 assert doc["run"]["driver_version"] == "", doc["run"]  # the driver's own version; unknown here
 assert doc["run"]["parameters"] == {"N": "1000", "block": "256"}, doc["run"]["parameters"]
-assert doc["baseline"] == "cub"
 rows = doc["rows"]
+if "group_column" in doc:  # report_test's grouped_table(): (group, id) names a row
+    assert doc["group_column"] == "size" and doc["baseline"] == "nccl", doc
+    by_key = {(r["group"], r["id"]): r for r in rows}
+    assert len(by_key) == len(rows) == 9, rows
+    assert by_key[("64 MiB", "1")]["speedup_vs_previous"] is None
+    assert abs(by_key[("64 MiB", "2")]["speedup_vs_baseline"] - 0.5) < 1e-9
+    assert by_key[("1 GiB", "1")]["speedup_vs_baseline"] is None
+    print("json round trip ok")
+    sys.exit(0)
+assert doc["baseline"] == "cub"
 assert [r["id"] for r in rows] == ["1", "2", "3", "cub"], rows
 assert abs(rows[0]["gbs"] - 250.0) < 1e-3, rows[0]
 assert rows[0]["speedup_vs_previous"] is None

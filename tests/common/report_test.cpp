@@ -279,3 +279,114 @@ TEST(ResultTable, NoBaselineColumnWithoutTheBaselineRow) {
     const ct::TableLayout layout = table.layout();
     EXPECT_EQ(std::count(layout.headers.begin(), layout.headers.end(), "x CUB"), 0);
 }
+
+namespace {
+
+// Two groups (message sizes), each with a progression of two steps, a labelled bug
+// demonstration and the baseline; a third group has no baseline row.
+ct::ResultRow grouped_row(const std::string& group, const std::string& id, double median_ms) {
+    ct::ResultRow row = timed_row(id, median_ms, 1e9);
+    row.group = group;
+    return row;
+}
+
+ct::ResultTable grouped_table() {
+    ct::ResultTable table(sample_info());
+    table.set_baseline("nccl", "NCCL");
+    table.set_group_column("size");
+    for (const auto& [group, scale] : {std::pair<std::string, double>{"1 MiB", 1.0},
+                                       std::pair<std::string, double>{"64 MiB", 10.0}}) {
+        table.add(grouped_row(group, "1", 4.0 * scale));
+        ct::ResultRow wrong = grouped_row(group, "1v", 0.5 * scale);
+        wrong.passed = false;
+        wrong.expected_failure = true;
+        wrong.in_progression = false;
+        table.add(wrong);
+        table.add(grouped_row(group, "2", 2.0 * scale));
+        ct::ResultRow nccl = grouped_row(group, "nccl", 1.0 * scale);
+        nccl.in_progression = false;
+        table.add(nccl);
+    }
+    table.add(grouped_row("1 GiB", "1", 100.0));
+    return table;
+}
+
+}  // namespace
+
+TEST(ResultTable, GroupsChainTheirOwnRowsAndCompareWithTheirOwnBaseline) {
+    const ct::ResultTable table = grouped_table();
+    // Rows 0-3: 1 MiB (1, 1v, 2, nccl); rows 4-7: 64 MiB; row 8: 1 GiB.
+    EXPECT_FALSE(table.speedup_vs_previous(0).has_value());
+    EXPECT_FALSE(table.speedup_vs_previous(1).has_value());  // the bug demonstration: no chain
+    EXPECT_NEAR(*table.speedup_vs_previous(2), 2.0, 1e-12);  // 1 -> 2, over the demonstration
+    // x prev starts again at the group boundary: 64 MiB's row 1 follows 1 MiB's rows.
+    EXPECT_FALSE(table.speedup_vs_previous(4).has_value());
+    EXPECT_NEAR(*table.speedup_vs_first(4), 1.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_previous(6), 2.0, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_first(6), 2.0, 1e-12);
+    // Each group against its own NCCL row.
+    EXPECT_NEAR(*table.speedup_vs_baseline(0), 0.25, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_baseline(6), 0.5, 1e-12);
+    EXPECT_NEAR(*table.speedup_vs_baseline(7), 1.0, 1e-12);
+    // A group without a baseline row has no x NCCL.
+    EXPECT_FALSE(table.speedup_vs_baseline(8).has_value());
+    EXPECT_NEAR(*table.speedup_vs_first(8), 1.0, 1e-12);
+    EXPECT_TRUE(table.all_passed());
+}
+
+TEST(ResultTable, GroupColumnFollowsTheIdInEveryFormat) {
+    const ct::ResultTable table = grouped_table();
+    const ct::TableLayout layout = table.layout();
+    ASSERT_GE(layout.headers.size(), 3u);
+    EXPECT_EQ(layout.headers[1], "size");
+    EXPECT_EQ(layout.markdown_headers[1], "size");
+    EXPECT_EQ(layout.left_aligned_columns, 3u);
+    const std::string markdown = table.markdown();
+    EXPECT_NE(markdown.find("| id | size | kernel | median ms |"), std::string::npos) << markdown;
+    EXPECT_NE(markdown.find("|:--|:--|:--|--:|"), std::string::npos) << markdown;
+    EXPECT_NE(markdown.find("| 2 | 64 MiB | `kernel_2` | 20.00 |"), std::string::npos) << markdown;
+    // The 1 GiB group has no NCCL row: its x NCCL is missing.
+    EXPECT_NE(markdown.find("| 1 | 1 GiB | `kernel_1` | 100.0 | 90.00–120.0 | 10 | 1.0 | – | 1.00 "
+                            "| – | PASS |"),
+              std::string::npos)
+        << markdown;
+
+    std::ostringstream printed;
+    table.print(printed);
+    EXPECT_NE(printed.str().find("\nid    size    kernel "), std::string::npos) << printed.str();
+
+    std::ostringstream csv;
+    table.write_csv(csv);
+    EXPECT_NE(csv.str().find(",id,group,name,"), std::string::npos) << csv.str();
+    EXPECT_NE(csv.str().find(",nccl,64 MiB,kernel_nccl,"), std::string::npos) << csv.str();
+
+    std::ostringstream json;
+    table.write_json(json);
+    EXPECT_NE(json.str().find("\"baseline\": \"nccl\",\n  \"group_column\": \"size\","),
+              std::string::npos)
+        << json.str();
+    EXPECT_NE(json.str().find("{\"id\": \"1v\", \"group\": \"64 MiB\", \"name\""),
+              std::string::npos)
+        << json.str();
+}
+
+TEST(ResultTable, TablesWithoutGroupsWriteNoGroupFields) {
+    const ct::ResultTable table = sample_table();
+    EXPECT_EQ(table.group_column(), "");
+    std::ostringstream csv;
+    table.write_csv(csv);
+    std::ostringstream json;
+    table.write_json(json);
+    EXPECT_EQ(csv.str().find("group"), std::string::npos);
+    EXPECT_EQ(json.str().find("group"), std::string::npos);
+    EXPECT_EQ(table.layout().left_aligned_columns, 2u);
+}
+
+TEST(ResultTable, GroupedJsonParsesBackWithPythonsJsonModule) {
+    const std::string path = ::testing::TempDir() + "report_test_grouped.json";
+    grouped_table().write_files("", path);
+    const auto result = cudatutorial::testing::run_process(std::string(CT_PYTHON) + " " +
+                                                           CT_CHECK_JSON_SCRIPT + " " + path);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+}

@@ -7,6 +7,11 @@
 ///  - x prev = previous row's median / this row's (rows in the progression only);
 ///  - x first = first row's median / this row's;
 ///  - x baseline = the baseline row's median / this row's (> 1: faster than the baseline).
+/// A table may hold several groups of rows (chapter 7's message sizes, say): each row names its
+/// group (ResultRow::group) and set_group_column() names the column that shows it. The chain of
+/// x prev and x first then runs within a group, and x baseline compares with the baseline row of
+/// the row's own group; a row's identity for scripts is (group, id). Rows without a group form
+/// one group of their own, which is every table without groups.
 /// The printed table leaves out GB/s and % peak when no row moves bytes, and x prev and x first
 /// when no row is in the progression (CSV and JSON always carry every field).
 ///
@@ -57,6 +62,7 @@ struct RunInfo {
 /// One measured kernel (or a row that could not be measured, with `timed` false).
 struct ResultRow {
     std::string id;                 ///< short key: "1", "10", "cub"
+    std::string group;              ///< the row's group, e.g. "64 MiB" (empty: no group)
     std::string name;               ///< what the kernel does, e.g. "sequential_addressing"
     std::string idea;               ///< the stage's idea in one line (CSV/JSON; --stage list)
     bool timed = false;             ///< false: timing columns print as "-"
@@ -92,7 +98,7 @@ struct TableCell {
 struct TableLayout {
     std::vector<std::string> headers;           ///< "min-max ms", "x prev"
     std::vector<std::string> markdown_headers;  ///< "min–max ms", "× prev"
-    std::size_t left_aligned_columns = 2;       ///< id and kernel; the others align right
+    std::size_t left_aligned_columns = 2;       ///< id, the group if shown, and kernel
     std::vector<std::vector<TableCell>> rows;   ///< one per result row
     std::vector<std::string> remarks;           ///< "[id] detail" for rows with a detail
 };
@@ -105,8 +111,14 @@ class ResultTable {
     /// An empty table for the run described by `info`.
     explicit ResultTable(RunInfo info);
 
-    /// Names the row that the "x <label>" column compares against (e.g. "cub", label "CUB").
+    /// Names the row that the "x <label>" column compares against (e.g. "cub", label "CUB"); in
+    /// a grouped table, each group's row of that id.
     void set_baseline(const std::string& row_id, const std::string& label);
+    /// Shows ResultRow::group as a column headed `header` (e.g. "size") right after the id, and
+    /// writes it to CSV ("group"), JSON (each row's "group", the top level's "group_column").
+    void set_group_column(const std::string& header);
+    /// The group column's header; empty when the table has no groups.
+    std::string group_column() const;
     /// Appends a row.
     void add(ResultRow row);
     /// Adds a note about the table as a whole (a skipped stage, a limit that applied): printed
@@ -124,11 +136,13 @@ class ResultTable {
     std::optional<double> bandwidth_gbs(std::size_t row) const;
     /// GB/s as % of the theoretical peak; empty when unknown.
     std::optional<double> percent_of_peak(std::size_t row) const;
-    /// Previous progression row's median / this row's; empty for the first or a baseline.
+    /// Previous timed progression row's median / this row's, within the row's group; empty for
+    /// the group's first or a row outside the progression.
     std::optional<double> speedup_vs_previous(std::size_t row) const;
-    /// First progression row's median / this row's.
+    /// The group's first timed progression row's median / this row's.
     std::optional<double> speedup_vs_first(std::size_t row) const;
-    /// Baseline row's median / this row's (> 1: faster than the baseline).
+    /// The group's baseline row's median / this row's (> 1: faster than the baseline); empty
+    /// when the group has no baseline row.
     std::optional<double> speedup_vs_baseline(std::size_t row) const;
     /// Every row passed, except those marked expected_failure.
     bool all_passed() const;
@@ -153,10 +167,12 @@ class ResultTable {
     /// write_markdown into a string.
     std::string markdown() const;
     /// One line per row; the run information repeats on every row, so CSVs from several GPUs
-    /// can simply be concatenated for comparison.
+    /// can simply be concatenated for comparison. A grouped table has a "group" column after
+    /// "id".
     void write_csv(std::ostream& out) const;
     /// {"program", "title", "run": {...}, "baseline", "rows": [...], "notes": [...],
-    /// "markdown": "..."}
+    /// "markdown": "..."}; a grouped table adds "group_column" after "baseline" and a "group"
+    /// to each row.
     void write_json(std::ostream& out) const;
     /// Writes CSV, JSON and/or Markdown to the given paths (empty path: skipped). Throws
     /// UsageError when a file cannot be opened.
@@ -168,7 +184,9 @@ class ResultTable {
     RunInfo info_;
     std::vector<ResultRow> rows_;
     std::optional<std::size_t> baseline_row() const;
+    bool same_group(std::size_t a, std::size_t b) const;
     std::string baseline_id_;
+    std::string group_column_;
     std::string baseline_label_;
     std::vector<std::string> notes_;
 };

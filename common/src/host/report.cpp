@@ -83,6 +83,23 @@ void ResultTable::set_baseline(const std::string& row_id, const std::string& lab
     baseline_label_ = label;
 }
 
+void ResultTable::set_group_column(const std::string& header) {
+    group_column_ = header;
+}
+
+std::string ResultTable::group_column() const {
+    if (!group_column_.empty()) {
+        return group_column_;
+    }
+    const bool grouped = std::any_of(rows_.begin(), rows_.end(),
+                                     [](const ResultRow& r) { return !r.group.empty(); });
+    return grouped ? "group" : std::string();
+}
+
+bool ResultTable::same_group(std::size_t a, std::size_t b) const {
+    return rows_[a].group == rows_[b].group;
+}
+
 void ResultTable::add(ResultRow row) {
     rows_.push_back(std::move(row));
 }
@@ -116,7 +133,7 @@ std::optional<double> ResultTable::speedup_vs_previous(std::size_t row) const {
         return std::nullopt;
     }
     for (std::size_t i = row; i-- > 0;) {
-        if (rows_[i].in_progression && median_of(i)) {
+        if (rows_[i].in_progression && same_group(i, row) && median_of(i)) {
             return ratio(median_of(i), median_of(row));
         }
     }
@@ -125,7 +142,7 @@ std::optional<double> ResultTable::speedup_vs_previous(std::size_t row) const {
 
 std::optional<double> ResultTable::speedup_vs_first(std::size_t row) const {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-        if (rows_[i].in_progression && median_of(i)) {
+        if (rows_[i].in_progression && same_group(i, row) && median_of(i)) {
             return i == row ? std::optional<double>(1.0) : ratio(median_of(i), median_of(row));
         }
     }
@@ -137,7 +154,7 @@ std::optional<double> ResultTable::speedup_vs_baseline(std::size_t row) const {
         return std::nullopt;
     }
     for (std::size_t i = 0; i < rows_.size(); ++i) {
-        if (rows_[i].id == baseline_id_) {
+        if (rows_[i].id == baseline_id_ && same_group(i, row)) {
             return ratio(median_of(i), median_of(row));
         }
     }
@@ -218,6 +235,7 @@ TableLayout ResultTable::layout() const {
     const bool baseline = baseline_row().has_value();
     // No "% peak" where no DRAM peak applies (chapter 7's links and GPU sets).
     const bool peak = bandwidth && info_.peak_bandwidth_gbs > 0.0;
+    const std::string group = group_column();
 
     TableLayout layout;
     const auto column = [&](const std::string& text, const std::string& markdown) {
@@ -225,6 +243,10 @@ TableLayout ResultTable::layout() const {
         layout.markdown_headers.push_back(markdown);
     };
     column("id", "id");
+    if (!group.empty()) {
+        column(group, group);
+        layout.left_aligned_columns = 3;
+    }
     column("kernel", "kernel");
     column("median ms", "median ms");
     column("min-max ms", "min–max ms");
@@ -248,7 +270,12 @@ TableLayout ResultTable::layout() const {
 
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const ResultRow& row = rows_[i];
-        std::vector<TableCell> cells = {value(row.id), {Kind::kName, row.name, {}}};
+        std::vector<TableCell> cells = {value(row.id)};
+        if (!group.empty()) {
+            cells.push_back(row.group.empty() ? TableCell{Kind::kMissing, {}, {}}
+                                              : value(row.group));
+        }
+        cells.push_back({Kind::kName, row.name, {}});
         if (row.timed) {
             cells.push_back(value(format_ms(row.stats.median_ms)));
             cells.push_back(
@@ -276,7 +303,8 @@ TableLayout ResultTable::layout() const {
         cells.push_back({Kind::kVerdict, verdict(row), {}});
         layout.rows.push_back(std::move(cells));
         if (!row.detail.empty()) {
-            layout.remarks.push_back("[" + row.id + "] " + row.detail);
+            layout.remarks.push_back("[" + row.id + (row.group.empty() ? "" : ", " + row.group) +
+                                     "] " + row.detail);
         }
     }
     return layout;
@@ -438,15 +466,20 @@ void ResultTable::write_csv(std::ostream& out) const {
     for (const auto& note : notes_) {
         joined_notes += (joined_notes.empty() ? "" : "; ") + note;
     }
+    const bool grouped = !group_column().empty();
     std::vector<std::string> header = {"program",        "gpu",          "compute_capability",
                                        "sm_count",       "cuda_runtime", "cuda_driver",
                                        "driver_version", "timestamp",    "peak_gbs"};
     for (const auto& parameter : info_.parameters) {
         header.push_back(parameter.first);
     }
-    header.insert(header.end(), {"id", "name", "median_ms", "min_ms", "max_ms", "mean_ms",
-                                 "samples", "bytes", "gbs", "percent_of_peak",
-                                 "speedup_vs_previous", "speedup_vs_first", "speedup_vs_baseline"});
+    header.push_back("id");
+    if (grouped) {
+        header.push_back("group");
+    }
+    header.insert(header.end(), {"name", "median_ms", "min_ms", "max_ms", "mean_ms", "samples",
+                                 "bytes", "gbs", "percent_of_peak", "speedup_vs_previous",
+                                 "speedup_vs_first", "speedup_vs_baseline"});
     header.insert(header.end(), extras.begin(), extras.end());
     header.insert(header.end(), {"passed", "expected_failure", "detail", "idea", "table_notes"});
     for (std::size_t c = 0; c < header.size(); ++c) {
@@ -469,8 +502,12 @@ void ResultTable::write_csv(std::ostream& out) const {
             line.push_back(parameter.second);
         }
         const auto timed = [&](double v) { return row.timed ? csv_number(v) : std::string(); };
+        line.push_back(row.id);
+        if (grouped) {
+            line.push_back(row.group);
+        }
         line.insert(line.end(),
-                    {row.id, row.name, timed(row.stats.median_ms), timed(row.stats.min_ms),
+                    {row.name, timed(row.stats.median_ms), timed(row.stats.min_ms),
                      timed(row.stats.max_ms), timed(row.stats.mean_ms),
                      row.timed ? std::to_string(row.stats.samples) : std::string(),
                      csv_number(row.bytes), csv_number(bandwidth_gbs(i)),
@@ -515,15 +552,22 @@ void ResultTable::write_json(std::ostream& out) const {
         out << "null";
     }
     out << "\n  },\n  \"baseline\": "
-        << (baseline_id_.empty() ? std::string("null") : json_string(baseline_id_))
-        << ",\n  \"rows\": [";
+        << (baseline_id_.empty() ? std::string("null") : json_string(baseline_id_));
+    const std::string group = group_column();
+    if (!group.empty()) {
+        out << ",\n  \"group_column\": " << json_string(group);
+    }
+    out << ",\n  \"rows\": [";
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const ResultRow& row = rows_[i];
         const auto timed = [&](double v) {
             return row.timed ? json_number(v) : std::string("null");
         };
-        out << (i ? "," : "") << "\n    {\"id\": " << json_string(row.id)
-            << ", \"name\": " << json_string(row.name) << ", \"idea\": " << json_string(row.idea)
+        out << (i ? "," : "") << "\n    {\"id\": " << json_string(row.id);
+        if (!group.empty()) {
+            out << ", \"group\": " << json_string(row.group);
+        }
+        out << ", \"name\": " << json_string(row.name) << ", \"idea\": " << json_string(row.idea)
             << ", \"median_ms\": " << timed(row.stats.median_ms)
             << ", \"min_ms\": " << timed(row.stats.min_ms)
             << ", \"max_ms\": " << timed(row.stats.max_ms)
