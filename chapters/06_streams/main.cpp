@@ -9,7 +9,6 @@
 #include "copy_bandwidth.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
-#include "cudatutorial/clocks.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "launch_overhead.hpp"
@@ -254,13 +253,14 @@ int run(const Options& o) {
             all.push_back(std::move(m));
         }
     }
-    // Not finish_table(): --csv is the timeline here, and the JSON carries the timelines too.
-    ct::record_clocks(table.info());
-    table.print(std::cout);
-    streams::write_result_files(table, all, o.common.csv_path, o.common.json_path, o.summary_csv);
-    table.write_files({}, {}, o.common.markdown_path);
-    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                         : ct::ExitCode::kVerificationFailed);
+    // --csv is the timeline here (one line per kernel), --summary-csv the table's CSV; the
+    // table's JSON carries the timelines too.
+    table.attach("timelines", streams::timelines_json(all));
+    ct::CommonOptions table_files = o.common;
+    table_files.csv_path = o.summary_csv;
+    const int status = ct::finish_table(table, table_files);
+    streams::write_timeline_file(o.common.csv_path, table.info(), all);
+    return status;
 }
 
 }  // namespace

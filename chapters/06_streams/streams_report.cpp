@@ -5,7 +5,6 @@
 #include <fstream>
 #include <ostream>
 #include <sstream>
-#include <stdexcept>
 
 #include "cudatutorial/check.hpp"
 
@@ -204,48 +203,15 @@ std::string timelines_json(const std::vector<ScenarioMeasurement>& measurements)
     return out.str();
 }
 
-std::string add_json_member(const std::string& object_json, const std::string& key,
-                            const std::string& value_json) {
-    const auto brace = object_json.find_last_of('}');
-    if (brace == std::string::npos ||
-        object_json.find_first_not_of(" \t\r\n", brace + 1) != std::string::npos) {
-        throw std::invalid_argument("add_json_member: the text does not end with a JSON object");
+void write_timeline_file(const std::string& csv_path, const cudatutorial::RunInfo& info,
+                         const std::vector<ScenarioMeasurement>& measurements) {
+    if (csv_path.empty()) {
+        return;
     }
-    std::size_t end = brace;
-    while (end > 0 && (object_json[end - 1] == ' ' || object_json[end - 1] == '\n' ||
-                       object_json[end - 1] == '\t' || object_json[end - 1] == '\r')) {
-        --end;
-    }
-    const bool empty = end > 0 && object_json[end - 1] == '{';
-    return object_json.substr(0, end) + (empty ? "\n  " : ",\n  ") +
-           cudatutorial::json_string(key) + ": " + value_json + "\n}" +
-           object_json.substr(brace + 1);
-}
-
-void write_result_files(const cudatutorial::ResultTable& table,
-                        const std::vector<ScenarioMeasurement>& measurements,
-                        const std::string& csv_path, const std::string& json_path,
-                        const std::string& summary_csv_path) {
-    const auto open = [](const std::string& path) {
-        std::ofstream file(path);
-        if (!file) {
-            throw cudatutorial::UsageError("cannot write '" + path + "'");
-        }
-        return file;
-    };
-    if (!csv_path.empty()) {
-        auto file = open(csv_path);
-        write_timeline_csv(file, table.info(), measurements);
-    }
-    if (!json_path.empty()) {
-        std::ostringstream summary;
-        table.write_json(summary);
-        auto file = open(json_path);
-        file << add_json_member(summary.str(), "timelines", timelines_json(measurements));
-    }
-    if (!summary_csv_path.empty()) {
-        auto file = open(summary_csv_path);
-        table.write_csv(file);
+    std::ofstream file(csv_path);
+    write_timeline_csv(file, info, measurements);
+    if (!file) {
+        throw cudatutorial::UsageError("cannot write '" + csv_path + "'");
     }
 }
 

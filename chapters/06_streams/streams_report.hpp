@@ -1,7 +1,7 @@
 /// @file streams_report.hpp
 /// @brief What the streams program prints and writes: a text timeline per scenario and build,
 /// a summary table (cudatutorial::ResultTable), the timeline as CSV (one line per kernel) and
-/// JSON (the summary table's document with a "timelines" member added).
+/// JSON (a "timelines" document attached to the summary table's JSON).
 #pragma once
 
 #include <iosfwd>
@@ -30,20 +30,13 @@ cudatutorial::ResultRow summary_row(const ScenarioMeasurement& measurement);
 void write_timeline_csv(std::ostream& out, const cudatutorial::RunInfo& info,
                         const std::vector<ScenarioMeasurement>& measurements);
 
-/// The timelines as a JSON array (one object per scenario and build, with its kernels).
+/// The timelines as a JSON array (one object per scenario and build, with its kernels), which
+/// the program attaches to the summary table's JSON as "timelines" (ResultTable::attach).
 std::string timelines_json(const std::vector<ScenarioMeasurement>& measurements);
 
-/// Adds `"key": value_json` as the last member of the JSON object `object_json`. Throws
-/// std::invalid_argument when `object_json` does not end with a closing brace.
-std::string add_json_member(const std::string& object_json, const std::string& key,
-                            const std::string& value_json);
-
-/// Writes the files the options asked for (empty path: skipped): `csv_path` the timeline CSV,
-/// `json_path` the summary table's JSON with "timelines" added, `summary_csv_path` the summary
-/// table's CSV. Throws cudatutorial::UsageError when a file cannot be opened.
-void write_result_files(const cudatutorial::ResultTable& table,
-                        const std::vector<ScenarioMeasurement>& measurements,
-                        const std::string& csv_path, const std::string& json_path,
-                        const std::string& summary_csv_path);
+/// Writes the timeline CSV (write_timeline_csv) to `csv_path`; an empty path: nothing. Throws
+/// cudatutorial::UsageError when the file cannot be written.
+void write_timeline_file(const std::string& csv_path, const cudatutorial::RunInfo& info,
+                         const std::vector<ScenarioMeasurement>& measurements);
 
 }  // namespace streams

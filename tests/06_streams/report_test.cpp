@@ -70,14 +70,6 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-TEST(StreamsReport, AddJsonMemberAppendsTheLastMember) {
-    EXPECT_EQ(streams::add_json_member("{\n  \"a\": 1\n}\n", "b", "[1, 2]"),
-              "{\n  \"a\": 1,\n  \"b\": [1, 2]\n}\n");
-    EXPECT_EQ(streams::add_json_member("{}", "b", "2"), "{\n  \"b\": 2\n}");
-    EXPECT_THROW(streams::add_json_member("[1]", "b", "2"), std::invalid_argument);
-    EXPECT_THROW(streams::add_json_member("{} x", "b", "2"), std::invalid_argument);
-}
-
 TEST(StreamsReport, SummaryRowCarriesTheOverlapColumns) {
     auto m = measurement_of(2, Build::kLegacy, scenario2_kernels(Build::kLegacy), 0.203);
     auto row = streams::summary_row(m);
@@ -131,7 +123,11 @@ TEST(StreamsReport, FilesRoundTrip) {
         table.add(streams::summary_row(m));
     }
     const std::string base = ::testing::TempDir() + "streams_report_test";
-    streams::write_result_files(table, all, base + ".csv", base + ".json", base + "_summary.csv");
+    // What the program does: the timelines attached to the table's JSON, --summary-csv as the
+    // table's CSV (finish_table writes both), the timeline CSV beside them.
+    table.attach("timelines", streams::timelines_json(all));
+    table.write_files(base + "_summary.csv", base + ".json");
+    streams::write_timeline_file(base + ".csv", table.info(), all);
 
     const std::string csv = read_file(base + ".csv");
     std::istringstream lines(csv);
@@ -152,7 +148,7 @@ TEST(StreamsReport, FilesRoundTrip) {
     EXPECT_NE(check.output.find("streams json ok"), std::string::npos) << check.output;
 
     EXPECT_NE(read_file(base + "_summary.csv").find("non_blocking_stream"), std::string::npos);
-    EXPECT_THROW(streams::write_result_files(table, all, "/nonexistent-dir/x.csv", "", ""),
+    EXPECT_THROW(streams::write_timeline_file("/nonexistent-dir/x.csv", table.info(), all),
                  cudatutorial::UsageError);
     std::remove((base + ".csv").c_str());
     std::remove((base + ".json").c_str());

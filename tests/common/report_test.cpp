@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/report.hpp"
@@ -389,4 +391,46 @@ TEST(ResultTable, GroupedJsonParsesBackWithPythonsJsonModule) {
                                                            CT_CHECK_JSON_SCRIPT + " " + path);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+}
+
+TEST(ResultRow, NumericExtraValuesAreShownRoundedAndWrittenInFull) {
+    ct::ResultTable table(sample_info());
+    ct::ResultRow row = timed_row("1", 1.0, 1e9);
+    row.with("launches", "3").with("us per launch", 2.345678901, 2).with("ratio", NAN, 1);
+    table.add(row);
+    EXPECT_EQ(*row.extra_number("us per launch"), 2.345678901);
+    EXPECT_FALSE(row.extra_number("launches").has_value());
+    EXPECT_NE(table.markdown().find("| 3 | 2.35 | – |"), std::string::npos) << table.markdown();
+    std::ostringstream csv;
+    table.write_csv(csv);
+    EXPECT_NE(csv.str().find(",3,2.345678901,,"), std::string::npos) << csv.str();
+    std::ostringstream json;
+    table.write_json(json);
+    EXPECT_NE(json.str().find("\"extra\": {\"launches\": \"3\", \"us per launch\": 2.345678901, "
+                              "\"ratio\": null}"),
+              std::string::npos)
+        << json.str();
+    // Text replaces a number: the column is text again.
+    row.with("us per launch", "n/a");
+    EXPECT_FALSE(row.extra_number("us per launch").has_value());
+}
+
+TEST(ResultTable, AttachedDocumentsFollowTheStandardMembers) {
+    ct::ResultTable table = sample_table();
+    std::ostringstream plain;
+    table.write_json(plain);
+    table.attach("timelines", "[1, 2]");
+    table.attach("extra_doc", "{\"a\": true}");
+    table.attach("timelines", "[3]");  // again: replaced in place
+    std::ostringstream json;
+    table.write_json(json);
+    std::string expected = plain.str();
+    expected.insert(expected.size() - 3,
+                    ",\n  \"timelines\": [3],\n  \"extra_doc\": {\"a\": true}");
+    EXPECT_EQ(json.str(), expected);
+    for (const char* key : {"", "rows", "markdown", "run", "group_column"}) {
+        EXPECT_THROW(table.attach(key, "1"), std::invalid_argument) << key;
+    }
+    EXPECT_THROW(table.attach("timelines", ""), std::invalid_argument);
+    EXPECT_THROW(table.attach("timelines", " \n"), std::invalid_argument);
 }

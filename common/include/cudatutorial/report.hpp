@@ -72,10 +72,19 @@ struct ResultRow {
     std::string detail;             ///< a failure reason or a remark, printed under the table
     bool in_progression = true;     ///< part of the x prev / x first chain (false for baselines)
     bool expected_failure = false;  ///< a labelled bug demonstration: FAIL, not counted as failure
-    std::vector<std::pair<std::string, std::string>> extra;  ///< chapter-specific columns
+    std::vector<std::pair<std::string, std::string>> extra;  ///< chapter-specific columns, as shown
+    /// The full values of the extra columns added as numbers (CSV and JSON write these).
+    std::vector<std::pair<std::string, double>> extra_numbers;
 
-    /// Adds a chapter-specific column value (e.g. "first pass ms", "launches").
+    /// Adds a chapter-specific column value (e.g. "first pass ms", "launches"), shown as given
+    /// and written to CSV and JSON as text.
     ResultRow& with(const std::string& column, const std::string& value);
+    /// Adds a chapter-specific column holding a number: shown with `decimals` digits after the
+    /// point, written to CSV and JSON with full precision (a JSON number). A value that is not
+    /// finite shows as missing.
+    ResultRow& with(const std::string& column, double value, int decimals);
+    /// The number of a column added with with(column, value, decimals); empty for a text column.
+    std::optional<double> extra_number(const std::string& column) const;
 };
 
 /// One shown cell: its text and how a writer typesets it.
@@ -126,6 +135,17 @@ class ResultTable {
     void add_note(const std::string& note);
     /// The notes, in the order added.
     const std::vector<std::string>& notes() const { return notes_; }
+    /// Attaches a document to the JSON output as the top-level member `"key": json_value`, after
+    /// the standard ones (chapter 6's "timelines"); attaching a key again replaces its value.
+    /// `json_value` must be JSON text (not checked beyond being non-blank). Throws
+    /// std::invalid_argument for an empty or blank value, or a key that is empty or names a
+    /// standard member ("program", "title", "run", "baseline", "group_column", "rows", "notes",
+    /// "markdown").
+    void attach(const std::string& key, std::string json_value);
+    /// The attached documents, in the order attached.
+    const std::vector<std::pair<std::string, std::string>>& attachments() const {
+        return attachments_;
+    }
 
     /// Where and when the table was measured.
     const RunInfo& info() const { return info_; }
@@ -172,7 +192,7 @@ class ResultTable {
     void write_csv(std::ostream& out) const;
     /// {"program", "title", "run": {...}, "baseline", "rows": [...], "notes": [...],
     /// "markdown": "..."}; a grouped table adds "group_column" after "baseline" and a "group"
-    /// to each row.
+    /// to each row; attached documents (attach()) follow "markdown".
     void write_json(std::ostream& out) const;
     /// Writes CSV, JSON and/or Markdown to the given paths (empty path: skipped). Throws
     /// UsageError when a file cannot be opened.
@@ -189,6 +209,7 @@ class ResultTable {
     std::string group_column_;
     std::string baseline_label_;
     std::vector<std::string> notes_;
+    std::vector<std::pair<std::string, std::string>> attachments_;
 };
 
 /// Milliseconds with 4 significant digits: "0.0543", "2.531", "48.50", "172.0".

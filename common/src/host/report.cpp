@@ -6,6 +6,7 @@
 #include <fstream>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "cudatutorial/errors.hpp"
 
@@ -65,15 +66,45 @@ std::string RunInfo::versions() const {
     return text + driver_version + " (supports CUDA " + cuda_driver + ")";
 }
 
-ResultRow& ResultRow::with(const std::string& column, const std::string& value) {
-    for (auto& cell : extra) {
+namespace {
+
+// Sets `column`'s value in a list of (column, value) pairs, keeping the column's first place.
+template <typename Value>
+void set_cell(std::vector<std::pair<std::string, Value>>& cells, const std::string& column,
+              Value value) {
+    for (auto& cell : cells) {
         if (cell.first == column) {
-            cell.second = value;
-            return *this;
+            cell.second = std::move(value);
+            return;
         }
     }
-    extra.emplace_back(column, value);
+    cells.emplace_back(column, std::move(value));
+}
+
+}  // namespace
+
+ResultRow& ResultRow::with(const std::string& column, const std::string& value) {
+    set_cell(extra, column, value);
+    extra_numbers.erase(
+        std::remove_if(extra_numbers.begin(), extra_numbers.end(),
+                       [&](const std::pair<std::string, double>& n) { return n.first == column; }),
+        extra_numbers.end());
     return *this;
+}
+
+ResultRow& ResultRow::with(const std::string& column, double value, int decimals) {
+    with(column, std::isfinite(value) ? format_fixed(value, decimals) : std::string());
+    set_cell(extra_numbers, column, value);
+    return *this;
+}
+
+std::optional<double> ResultRow::extra_number(const std::string& column) const {
+    for (const auto& number : extra_numbers) {
+        if (number.first == column) {
+            return number.second;
+        }
+    }
+    return std::nullopt;
 }
 
 ResultTable::ResultTable(RunInfo info) : info_(std::move(info)) {}
@@ -218,6 +249,20 @@ std::optional<std::size_t> ResultTable::baseline_row() const {
 
 void ResultTable::add_note(const std::string& note) {
     notes_.push_back(note);
+}
+
+void ResultTable::attach(const std::string& key, std::string json_value) {
+    static const char* const standard[] = {"program", "title",    "rows",         "notes",
+                                           "run",     "baseline", "group_column", "markdown"};
+    if (key.empty() ||
+        std::find(std::begin(standard), std::end(standard), key) != std::end(standard)) {
+        throw std::invalid_argument("ResultTable::attach: '" + key +
+                                    "' is not a free key for a top-level JSON member");
+    }
+    if (json_value.find_first_not_of(" \t\r\n") == std::string::npos) {
+        throw std::invalid_argument("ResultTable::attach: the value of '" + key + "' is empty");
+    }
+    set_cell(attachments_, key, std::move(json_value));
 }
 
 TableLayout ResultTable::layout() const {
@@ -514,7 +559,8 @@ void ResultTable::write_csv(std::ostream& out) const {
                      csv_number(percent_of_peak(i)), csv_number(speedup_vs_previous(i)),
                      csv_number(speedup_vs_first(i)), csv_number(speedup_vs_baseline(i))});
         for (const auto& column : extras) {
-            line.push_back(extra_value(row, column));
+            const auto number = row.extra_number(column);
+            line.push_back(number ? csv_number(number) : extra_value(row, column));
         }
         line.insert(line.end(),
                     {row.passed ? "true" : "false", row.expected_failure ? "true" : "false",
@@ -584,8 +630,10 @@ void ResultTable::write_json(std::ostream& out) const {
             << ", \"expected_failure\": " << (row.expected_failure ? "true" : "false")
             << ", \"detail\": " << json_string(row.detail) << ", \"extra\": {";
         for (std::size_t e = 0; e < row.extra.size(); ++e) {
-            out << (e ? ", " : "") << json_string(row.extra[e].first) << ": "
-                << json_string(row.extra[e].second);
+            const auto& [column, text] = row.extra[e];
+            const auto number = row.extra_number(column);
+            out << (e ? ", " : "") << json_string(column) << ": "
+                << (number ? json_number(number) : json_string(text));
         }
         out << "}}";
     }
@@ -593,7 +641,11 @@ void ResultTable::write_json(std::ostream& out) const {
     for (std::size_t i = 0; i < notes_.size(); ++i) {
         out << (i ? ", " : "") << json_string(notes_[i]);
     }
-    out << "],\n  \"markdown\": " << json_string(markdown()) << "\n}\n";
+    out << "],\n  \"markdown\": " << json_string(markdown());
+    for (const auto& [key, value] : attachments_) {
+        out << ",\n  " << json_string(key) << ": " << value;
+    }
+    out << "\n}\n";
 }
 
 void ResultTable::write_files(const std::string& csv_path, const std::string& json_path,
