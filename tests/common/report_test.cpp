@@ -8,6 +8,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_writers.hpp"
 #include "process.hpp"
 
 namespace ct = cudatutorial;
@@ -433,4 +434,46 @@ TEST(ResultTable, AttachedDocumentsFollowTheStandardMembers) {
     }
     EXPECT_THROW(table.attach("timelines", ""), std::invalid_argument);
     EXPECT_THROW(table.attach("timelines", " \n"), std::invalid_argument);
+}
+
+namespace {
+
+// A format the library does not have: one row id per line.
+class IdListWriter final : public ct::TableWriter {
+  public:
+    void write(const ct::ResultTable& table, std::ostream& out) const override {
+        for (const auto& row : table.rows()) {
+            out << row.id << "\n";
+        }
+    }
+};
+
+std::string written_by(const ct::TableWriter& writer, const ct::ResultTable& table) {
+    std::ostringstream out;
+    writer.write(table, out);
+    return out.str();
+}
+
+}  // namespace
+
+TEST(TableWriters, EachFormatIsOneWriterAndANewOneNeedsNoOtherChange) {
+    const ct::ResultTable table = every_kind_of_cell();
+    std::ostringstream printed, csv, json;
+    table.print(printed);
+    table.write_csv(csv);
+    table.write_json(json);
+    EXPECT_EQ(written_by(ct::TextWriter(), table), printed.str());
+    EXPECT_EQ(written_by(ct::MarkdownWriter(), table), table.markdown());
+    EXPECT_EQ(written_by(ct::CsvWriter(), table), csv.str());
+    EXPECT_EQ(written_by(ct::JsonWriter(), table), json.str());
+
+    const std::string path = ::testing::TempDir() + "report_test_ids.txt";
+    ct::write_table_file(table, IdListWriter(), path);
+    std::ifstream file(path);
+    std::ostringstream ids;
+    ids << file.rdbuf();
+    EXPECT_EQ(ids.str(), "1\n2\n3\ncub\n4\n5v\n");
+    EXPECT_THROW(ct::write_table_file(table, IdListWriter(), "/nonexistent-dir/x.txt"),
+                 ct::UsageError);
+    ct::write_table_file(table, IdListWriter(), "");  // no path: nothing written, no error
 }

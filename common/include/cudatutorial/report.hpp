@@ -15,11 +15,11 @@
 /// The printed table leaves out GB/s and % peak when no row moves bytes, and x prev and x first
 /// when no row is in the progression (CSV and JSON always carry every field).
 ///
-/// One model, four writers: layout() decides the shown columns and formats every cell once; the
-/// terminal (print) and Markdown (write_markdown) writers only typeset it. CSV and JSON carry the
-/// full-precision values of the same accessors, the table's notes (skipped stages, remarks) and,
-/// in JSON, the Markdown rendering, which scripts/results_tables.py pastes into the READMEs
-/// without formatting a number itself.
+/// One model, four writers (table_writers.hpp): layout() decides the shown columns and formats
+/// every cell once; the terminal (print) and Markdown (write_markdown) writers only typeset it.
+/// CSV and JSON carry the full-precision values of the same accessors, the table's notes (skipped
+/// stages, remarks) and, in JSON, the Markdown rendering, which scripts/results_tables.py pastes
+/// into the READMEs without formatting a number itself.
 #pragma once
 
 #include <iosfwd>
@@ -85,6 +85,8 @@ struct ResultRow {
     ResultRow& with(const std::string& column, double value, int decimals);
     /// The number of a column added with with(column, value, decimals); empty for a text column.
     std::optional<double> extra_number(const std::string& column) const;
+    /// The shown text of an extra column; empty when the row has none.
+    std::string extra_value(const std::string& column) const;
 };
 
 /// One shown cell: its text and how a writer typesets it.
@@ -128,6 +130,8 @@ class ResultTable {
     void set_group_column(const std::string& header);
     /// The group column's header; empty when the table has no groups.
     std::string group_column() const;
+    /// The id set_baseline() named; empty without a baseline.
+    const std::string& baseline_id() const { return baseline_id_; }
     /// Appends a row.
     void add(ResultRow row);
     /// Adds a note about the table as a whole (a skipped stage, a limit that applied): printed
