@@ -5,15 +5,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <tuple>
+#include <utility>
 
 #include "cudatutorial/benchmark.hpp"
-#include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
-#include "cudatutorial/device_info.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
 
@@ -57,25 +53,10 @@ std::string kib(double bytes) {
     return fixed(bytes / 1024.0, 1) + " KiB";
 }
 
-/// The choices made in this process, per (device, block, tuning size).
-struct ChoiceCache {
-    std::mutex mutex;
-    std::map<std::tuple<int, int, std::size_t>, VectorizedChoice> tuned;
-};
-
-ChoiceCache& cache() {
-    static ChoiceCache instance;
-    return instance;
-}
-
-DeviceFigures figures_of_current_device(int device) {
-    DeviceFigures f;
-    CT_CHECK(cudaDeviceGetAttribute(&f.cc_major, cudaDevAttrComputeCapabilityMajor, device));
-    CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                    device));
-    f.bandwidth_gbs = cudatutorial::device_bandwidth_gbs(device);
-    return f;
+/// The choices tune_vectorized() made in this process, per (device, (block, tuning size)).
+cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, VectorizedChoice>& tuned_choices() {
+    static cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, VectorizedChoice> cache;
+    return cache;
 }
 
 std::string candidate_label(int variant, int divisor) {
@@ -87,12 +68,17 @@ std::string candidate_label(int variant, int divisor) {
 
 double bytes_in_flight_needed_per_sm(const DeviceFigures& device) {
     // GB/s is bytes per ns: ns x bytes/ns = bytes, for the whole GPU.
-    return device.bandwidth_gbs * kAssumedLatencyNs / std::max(1, device.sm_count);
+    const double latency_ns =
+        cudatutorial::tuning::tuning_for(device.cc_major, device.cc_minor).dram_latency_ns;
+    return device.bandwidth_gbs * latency_ns / std::max(1, device.sm_count);
 }
 
 VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block,
                                           int resident_blocks_per_sm) {
+    const cudatutorial::tuning::ArchitectureTuning& tuning =
+        cudatutorial::tuning::tuning_for(device.cc_major, device.cc_minor);
     const double needed = bytes_in_flight_needed_per_sm(device);
+    const double margin = tuning.in_flight_margin;
     const double threads = static_cast<double>(block) * std::max(1, resident_blocks_per_sm);
     const bool hint = device.cc_major >= 8;  // L2::256B needs sm_80
     const detail::LoadPolicy policy =
@@ -107,7 +93,7 @@ VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block
         if (most_loads < 0 || c.loads > kVectorizedVariants[most_loads].loads) {
             most_loads = v;
         }
-        const bool enough = threads * c.loads * kVectorBytes >= kInFlightMargin * needed;
+        const bool enough = threads * c.loads * kVectorBytes >= margin * needed;
         if (enough && (chosen < 0 || c.loads < kVectorizedVariants[chosen].loads)) {
             chosen = v;
         }
@@ -120,10 +106,10 @@ VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block
     choice.occupancy_divisor = 1;
     choice.tuned = false;
     const double provided = threads * kVectorizedVariants[chosen].loads * kVectorBytes;
-    choice.why = "derived: " + fixed(kAssumedLatencyNs, 0) + " ns x " +
+    choice.why = "derived: " + fixed(tuning.dram_latency_ns, 0) + " ns x " +
                  fixed(device.bandwidth_gbs, 0) + " GB/s / " + std::to_string(device.sm_count) +
-                 " SMs = " + kib(needed) + " in flight per SM (x" + fixed(kInFlightMargin, 0) +
-                 " margin: " + kib(kInFlightMargin * needed) + "); " + fixed(threads, 0) +
+                 " SMs = " + kib(needed) + " in flight per SM (x" + fixed(margin, 0) +
+                 " margin: " + kib(margin * needed) + "); " + fixed(threads, 0) +
                  " resident threads x " + std::to_string(kVectorizedVariants[chosen].loads) +
                  " loads x 16 B = " + kib(provided) +
                  (hint ? "" : "; no L2::256B hint before sm_80");
@@ -136,9 +122,8 @@ std::size_t tuning_size(std::size_t n) {
 
 TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repetitions) {
     validate_configuration("12", std::max<std::size_t>(n, 1), block);
-    int device = 0;
-    CT_CHECK(cudaGetDevice(&device));
-    const DeviceFigures figures = figures_of_current_device(device);
+    const int device = cudatutorial::tuning::current_device();
+    const DeviceFigures figures = cudatutorial::tuning::device_figures(device);
     TuningResult result;
     result.tuned_n = tuning_size(n);
     result.derived = derive_vectorized_choice(figures, block,
@@ -212,24 +197,16 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
                         candidate_label(c.variant, c.occupancy_divisor) + " (grid " +
                         std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
     }
-    ChoiceCache& c = cache();
-    const std::lock_guard<std::mutex> lock(c.mutex);
-    c.tuned[{device, block, result.tuned_n}] = result.choice;
+    tuned_choices().store(device, {block, result.tuned_n}, result.choice);
     return result;
 }
 
 VectorizedChoice vectorized_choice(std::size_t n, int block) {
-    int device = 0;
-    CT_CHECK(cudaGetDevice(&device));
-    {
-        ChoiceCache& c = cache();
-        const std::lock_guard<std::mutex> lock(c.mutex);
-        const auto found = c.tuned.find({device, block, tuning_size(n)});
-        if (found != c.tuned.end()) {
-            return found->second;
-        }
+    const int device = cudatutorial::tuning::current_device();
+    if (const auto tuned = tuned_choices().find(device, {block, tuning_size(n)})) {
+        return *tuned;
     }
-    return derive_vectorized_choice(figures_of_current_device(device), block,
+    return derive_vectorized_choice(cudatutorial::tuning::device_figures(device), block,
                                     detail::single_pass_atomic_blocks_per_sm(block, 1));
 }
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/tuning.hpp"
+
 namespace reduction::detail {
 
 /// How a 16-byte load is issued.
@@ -62,23 +64,11 @@ std::string describe_variant(int variant);
 
 namespace reduction::adaptive {
 
-/// What the derivation reads off the device (all from cudaDeviceProp / attributes).
-struct DeviceFigures {
-    int cc_major = 0;            ///< compute capability, major (the L2 hint needs 8)
-    int sm_count = 0;            ///< SMs
-    double bandwidth_gbs = 0;    ///< theoretical DRAM bandwidth, GB/s = bytes per ns
-    int max_threads_per_sm = 0;  ///< resident threads per SM
-};
-
-/// DRAM latency the derivation assumes: the pointer chase of chapter 1 measured 345 ns on the
-/// H100 (latency is no device attribute). Other GPUs' latency was not measured: the H200 uses the
-/// H100's figure too.
-inline constexpr double kAssumedLatencyNs = 345;
-/// Little's law gives the bytes in flight for an idle pipe; under full load the latency grows
-/// and not every resident thread is waiting at a given moment, so the derivation asks for this
-/// many times as much. Calibrated on the H100's tuning pass: at full occupancy 2 loads per
-/// thread (64 KiB per SM, 7.5x the need) measured 2% slower than 4 loads (128 KiB).
-inline constexpr double kInFlightMargin = 8;
+/// What the derivation reads off the device (cc_major: the L2 hint needs 8; the SM count,
+/// resident threads per SM, bandwidth). The constants it combines them with (the DRAM latency
+/// Little's law assumes, the margin over it) come from the per-architecture table of
+/// cudatutorial/tuning.hpp.
+using DeviceFigures = cudatutorial::tuning::DeviceFigures;
 
 /// The parameters stages 10-12 run with.
 struct VectorizedChoice {
@@ -89,13 +79,13 @@ struct VectorizedChoice {
 };
 
 /// Bytes each SM must keep in flight to stream at the full bandwidth (Little's law, idle
-/// latency): bandwidth x kAssumedLatencyNs / SMs.
+/// latency): bandwidth x the table's DRAM latency for this architecture / SMs.
 double bytes_in_flight_needed_per_sm(const DeviceFigures& device);
 
 /// (a) The first choice, from the figures alone: the L2-prefetching block-tile candidate with the
-/// fewest loads per thread whose bytes in flight (resident threads x loads x 16 B) reach
-/// kInFlightMargin x the need; the plain load before sm_80; full occupancy. Pure arithmetic.
-/// `resident_blocks_per_sm`: what the occupancy calculator allows at `block` threads.
+/// fewest loads per thread whose bytes in flight (resident threads x loads x 16 B) reach the
+/// table's in-flight margin x the need; the plain load before sm_80; full occupancy. Pure
+/// arithmetic. `resident_blocks_per_sm`: what the occupancy calculator allows at `block` threads.
 VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block,
                                           int resident_blocks_per_sm);
 

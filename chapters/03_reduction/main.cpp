@@ -103,9 +103,8 @@ int run(const Options& o) {
     info.set("reps", std::to_string(o.common.repetitions));
     // Stages 10-12 choose their candidate for this GPU: a short tuning pass on this input, before
     // any table row (adaptive_vectorized.hpp); the header says what it chose and why.
-    if (std::any_of(selected.begin(), selected.end(), [](const reduction::StageInfo* stage) {
-            return stage->id == "10" || stage->id == "11" || stage->id == "12";
-        })) {
+    if (std::any_of(selected.begin(), selected.end(),
+                    [](const reduction::StageInfo* stage) { return stage->uses_tuner; })) {
         const reduction::adaptive::TuningResult tuning =
             reduction::adaptive::tune_vectorized(d_in.data(), n, o.block);
         info.set("stages 10-12 run",
@@ -136,13 +135,13 @@ int run(const Options& o) {
         const ct::Stats first = ct::time_repeated(
             [&](cudaStream_t s) { reducer.run_first_pass(d_in.data(), d_sum.data(), s); }, config);
         row.with("first pass ms", ct::format_ms(first.median_ms));
-        // Stage 12 clears its output with a cudaMemsetAsync before its one kernel: one more
-        // operation on the stream, which the column would otherwise hide.
-        const bool cub = stage->id == reduction::kCubStageId;
+        // A memset before the kernel (stage 12) is one more operation on the stream, which the
+        // column would otherwise hide.
+        const bool cub = stage->role == ct::StageRole::kBaseline;
         const auto& passes = reducer.passes();
-        row.with(
-            "launches",
-            cub ? "cub" : std::to_string(passes.size()) + (stage->id == "12" ? " + memset" : ""));
+        row.with("launches", cub ? "cub"
+                                 : std::to_string(passes.size()) +
+                                       (stage->clears_output_with_memset ? " + memset" : ""));
         row.with("grid", cub ? "cub" : std::to_string(passes[0].grid));
         table.add(row);
     }

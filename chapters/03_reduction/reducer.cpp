@@ -132,6 +132,10 @@ const std::vector<StageImpl>& stage_impls() {
                       Shared::kNone};
         cub.info.role = cudatutorial::StageRole::kBaseline;
         v.push_back(cub);
+        for (StageImpl& impl : v) {  // the properties main() reads, from how the stage runs
+            impl.info.uses_tuner = impl.variant_blocks_per_sm != nullptr;
+            impl.info.clears_output_with_memset = impl.combine == Combine::kAtomic;
+        }
         return v;
     }();
     return impls;

@@ -66,6 +66,12 @@ struct StageInfo : cudatutorial::StageDescriptor {
     int min_block = 32;      ///< smallest supported block size (a power of two)
     int max_block = 1024;    ///< largest supported block size (a power of two)
     bool by_default = true;  ///< part of `--stage all`
+    /// Runs one of the compiled candidates of adaptive_vectorized.hpp, chosen for the GPU: the
+    /// executable runs the tuning pass before its table when a selected stage says so.
+    bool uses_tuner = false;
+    /// Clears its output with a cudaMemsetAsync before its kernel (the blocks then atomicAdd
+    /// into it): one more operation on the stream, which the table's launches column names.
+    bool clears_output_with_memset = false;
 };
 
 /// Every stage, in table order (stages 1-9, the historical 5v after 5, beyond-the-book stages,

@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 #include <tuple>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
-#include "cudatutorial/device_info.hpp"
 
 namespace histogram::adaptive {
 namespace {
@@ -23,36 +20,24 @@ std::string fixed(double value, int digits) {
     return text;
 }
 
-using Key =
-    std::tuple<int, int, int, int, int, std::size_t>;  // device, kind, width, block, grid, n
+namespace tuning = cudatutorial::tuning;
 
-Key key_of(int device, const StageArgs& args) {
-    return Key{
-        device, static_cast<int>(args.binning.kind), args.binning.width, args.block, args.grid,
-        args.n};
+using Key = std::tuple<int, int, int, int, std::size_t>;  // kind, width, block, grid, n
+
+Key key_of(const StageArgs& args) {
+    return Key{static_cast<int>(args.binning.kind), args.binning.width, args.block, args.grid,
+               args.n};
 }
 
-struct ChoiceCache {
-    std::mutex mutex;
-    std::map<Key, RawCountChoice> tuned;
-    std::map<std::tuple<int, int, int>, RawCountChoice> derived;  // device, kind, width
-};
-
-ChoiceCache& cache() {
-    static ChoiceCache instance;
-    return instance;
+/// The choices made in this process, per device: measured for one input (tuned), or derived
+/// for a binning.
+tuning::ChoiceCache<Key, RawCountChoice>& tuned_choices() {
+    static tuning::ChoiceCache<Key, RawCountChoice> cache;
+    return cache;
 }
-
-DeviceFigures figures_of(int device) {
-    DeviceFigures f;
-    int sm_khz = 0;
-    CT_CHECK(cudaDeviceGetAttribute(&f.sm_count, cudaDevAttrMultiProcessorCount, device));
-    CT_CHECK(cudaDeviceGetAttribute(&f.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
-                                    device));
-    CT_CHECK(cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device));
-    f.bandwidth_gbs = cudatutorial::device_bandwidth_gbs(device);
-    f.sm_clock_mhz = sm_khz / 1e3;
-    return f;
+tuning::ChoiceCache<std::pair<int, int>, RawCountChoice>& derived_choices() {
+    static tuning::ChoiceCache<std::pair<int, int>, RawCountChoice> cache;  // kind, width
+    return cache;
 }
 
 }  // namespace
@@ -83,10 +68,14 @@ double bytes_per_sm_clock(const DeviceFigures& device) {
 }
 
 RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binning& binning) {
+    const tuning::ArchitectureTuning& constants =
+        tuning::tuning_for(device.cc_major, device.cc_minor);
+    const double atomic_rate = constants.shared_atomic_bytes_per_sm_clock;
     const double per_clock = bytes_per_sm_clock(device);
-    const double needed = device.bandwidth_gbs * kAssumedLatencyNs / std::max(1, device.sm_count);
+    const double needed =
+        device.bandwidth_gbs * constants.dram_latency_ns / std::max(1, device.sm_count);
     const double two_loads = std::max(1, device.max_threads_per_sm) * 2.0 * 16.0;
-    const int loads = two_loads >= kInFlightMargin * needed ? 2 : 4;
+    const int loads = two_loads >= constants.in_flight_margin * needed ? 2 : 4;
     const bool registers = binning.bins() <= kMaxRegisterBins;
     RawCountChoice choice;
     choice.tuned = false;
@@ -111,13 +100,13 @@ RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binnin
                                " bytes per SM per clock";
     choice.why =
         "derived: " + budget +
-        (registers ? " (shared atomics sustain about " + fixed(kAtomicBytesPerSmClock, 1) +
-                         "; an SM issues " + fixed(128.0 / per_clock, 1) +
-                         " thread instructions per byte); " + std::to_string(binning.bins()) +
+        (registers ? " (shared atomics sustain about " + fixed(atomic_rate, 1) + "; an SM issues " +
+                         fixed(128.0 / per_clock, 1) + " thread instructions per byte); " +
+                         std::to_string(binning.bins()) +
                          " bins fit one register per thread: no atomic per byte"
                    : "; " + std::to_string(binning.bins()) +
                          " bins do not fit a register: shared atomics, whose ceiling is about " +
-                         fixed(std::min(1.0, kAtomicBytesPerSmClock / per_clock) * 100, 0) +
+                         fixed(std::min(1.0, atomic_rate / per_clock) * 100, 0) +
                          "% of the bandwidth here") +
         "; " + std::to_string(kRawCountVariants[chosen].loads) +
         " loads per thread (Little's law: " + fixed(needed / 1024, 1) + " KiB in flight per SM)";
@@ -125,10 +114,9 @@ RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binnin
 }
 
 TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
-    int device = 0;
-    CT_CHECK(cudaGetDevice(&device));
+    const int device = tuning::current_device();
     TuningResult result;
-    result.derived = derive_raw_count_choice(figures_of(device), args.binning);
+    result.derived = derive_raw_count_choice(tuning::device_figures(device), args.binning);
     cudatutorial::BenchmarkConfig config;
     config.warmup = 1;
     config.repetitions = std::max(1, reps);
@@ -170,30 +158,18 @@ TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
                         " candidates on this input (median of " +
                         std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) +
                         " ms; the derived choice " + fixed(derived_ms, 4) + " ms";
-    ChoiceCache& c = cache();
-    const std::lock_guard<std::mutex> lock(c.mutex);
-    c.tuned[key_of(device, args)] = result.choice;
+    tuned_choices().store(device, key_of(args), result.choice);
     return result;
 }
 
 RawCountChoice raw_count_choice(const StageArgs& args) {
-    int device = 0;
-    CT_CHECK(cudaGetDevice(&device));
-    ChoiceCache& c = cache();
-    const std::lock_guard<std::mutex> lock(c.mutex);
-    const auto tuned = c.tuned.find(key_of(device, args));
-    if (tuned != c.tuned.end()) {
-        return tuned->second;
+    const int device = tuning::current_device();
+    if (const auto tuned = tuned_choices().find(device, key_of(args))) {
+        return *tuned;
     }
-    const std::tuple<int, int, int> derived_key{device, static_cast<int>(args.binning.kind),
-                                                args.binning.width};
-    const auto derived = c.derived.find(derived_key);
-    if (derived != c.derived.end()) {
-        return derived->second;
-    }
-    const RawCountChoice choice = derive_raw_count_choice(figures_of(device), args.binning);
-    c.derived.emplace(derived_key, choice);
-    return choice;
+    return derived_choices().find_or_make(
+        device, {static_cast<int>(args.binning.kind), args.binning.width},
+        [&] { return derive_raw_count_choice(tuning::device_figures(device), args.binning); });
 }
 
 }  // namespace histogram::adaptive

@@ -2,11 +2,11 @@
 // shared-memory atomic (raw byte values, lane-replicated counters): on the H100 that reached 82%
 // of the DRAM bandwidth, on the H200 only 68% (0.97x CUB on letters), because an H200 SM must
 // count 18.4 bytes per clock to keep up with its 4.8 TB/s and its shared-memory atomics then
-// sustained about 12.5 counted bytes per SM per clock (14.8 once the loads were pipelined, below),
-// while an H100 SM needs 12.8. With few bins (the
-// letters' 7) no atomic is needed at all: each thread keeps its counts in one register, a 4-bit
-// counter per bin, adding 1 << (4 x bin) per byte (the increment read from a 256-entry table in
-// shared memory: no atomic, no bank conflict for letters).
+// sustained about 12.5 counted bytes per SM per clock (14.8 once the loads were pipelined;
+// cudatutorial/tuning.hpp), while an H100 SM needs 12.8. With few bins (the letters' 7) no atomic
+// is needed at all: each thread keeps its counts in one register, a 4-bit counter per bin,
+// adding 1 << (4 x bin) per byte (the increment read from a 256-entry table in shared memory: no
+// atomic, no bank conflict for letters).
 //
 // The stage compiles a few candidates (kRawCountVariants) and picks one:
 //  (a) derive_raw_count_choice(): from the device's figures (bytes per SM per clock at the peak
@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/tuning.hpp"
 #include "histogram.hpp"
 
 namespace histogram::adaptive {
@@ -58,20 +59,11 @@ std::string describe_variant(int variant);
 /// Whether candidate `variant` can count `binning` (register counters: at most 8 bins).
 bool variant_applies(int variant, const Binning& binning);
 
-/// What the derivation reads off the device.
-struct DeviceFigures {
-    int sm_count = 0;
-    double bandwidth_gbs = 0;    ///< theoretical DRAM bandwidth
-    double sm_clock_mhz = 0;     ///< peak SM clock
-    int max_threads_per_sm = 0;  ///< resident threads per SM
-};
-
-/// Counted bytes per SM per clock that shared-memory atomics sustained in stage 8 (lane copies,
-/// no bank conflicts, 4 loads pipelined): 256 random byte values, 2^28 bytes in 0.0692 ms on the
-/// H200 (make bench at 86ae0e1) = 3879 GB/s at 1980 MHz over 132 SMs = 14.8. Not a device
-/// attribute: a measured figure, used only to explain a choice (the header's "ceiling"); the
-/// unpipelined kernel sustained 12.5.
-inline constexpr double kAtomicBytesPerSmClock = 14.8;
+/// What the derivation reads off the device (the SM count, clock, resident threads per SM and
+/// bandwidth). The constants it combines them with (the DRAM latency Little's law assumes, the
+/// margin over it, the rate shared-memory atomics sustained) come from the per-architecture
+/// table of cudatutorial/tuning.hpp.
+using DeviceFigures = cudatutorial::tuning::DeviceFigures;
 
 /// Bytes each SM must count per clock to keep up with the DRAM bandwidth: bandwidth / (SMs x
 /// SM clock). 12.8 on an H100 SXM, 18.4 on an H200.
@@ -84,17 +76,12 @@ struct RawCountChoice {
     std::string why;     ///< one line for the run's header
 };
 
-/// DRAM latency assumed by the derivation (chapter 1's pointer chase on the H100: 345 ns) and
-/// the margin over Little's law it asks for (latency grows under load; not every thread waits;
-/// the same 8 as chapter 3's stages 10-12, where 2 loads per thread, 7.5x the need, measured
-/// slower than 4 on the H100; here too: 0.0954 against 0.0925 ms for the register counters).
-inline constexpr double kAssumedLatencyNs = 345;
-inline constexpr double kInFlightMargin = 8;
-
 /// (a) Register counters when the binning has at most 8 bins (no atomics; about 5 instructions
 /// per byte, within the 128 / bytes_per_sm_clock() an SM can issue), else shared atomics
-/// (pipelined); two loads per thread when max_threads_per_sm x 2 x 16 B reach kInFlightMargin x
-/// the bytes Little's law asks for (latency x bandwidth / SMs), else four. Pure arithmetic.
+/// (pipelined); two loads per thread when max_threads_per_sm x 2 x 16 B reach the table's
+/// in-flight margin x the bytes Little's law asks for (the table's latency x bandwidth / SMs),
+/// else four (on an H100 and an H200 both ask for four: 2 loads measured 0.0954 against 0.0925
+/// ms for the register counters on the H100). Pure arithmetic.
 RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binning& binning);
 
 /// One timed candidate of a tuning pass.

@@ -322,7 +322,8 @@ const std::vector<Stage>& stages() {
         {{"8", "raw_byte_counts",
           "stage 7 counting the 256 raw byte values; the binning is applied once, at the merge"},
          false,
-         launch_raw_byte_counts},
+         launch_raw_byte_counts,
+         true},
         {{"cub", "cub_device_histogram",
           "CUB DeviceHistogram (HistogramEven; HistogramRange when the last letter bin is "
           "narrower)",

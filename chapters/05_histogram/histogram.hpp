@@ -168,6 +168,10 @@ struct Stage : cudatutorial::StageDescriptor {
     /// Clears the output and computes the histogram of args.input on `stream` (asynchronous).
     /// Returns the launch configuration used.
     LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;
+    /// Runs one of the compiled candidates of adaptive_counts.hpp, chosen for the GPU and the
+    /// binning: the executable runs the tuning pass before its table when a selected stage says
+    /// so (stage 8).
+    bool uses_tuner = false;
 };
 
 /// Every stage in table order: 1, 2, race, 3, 4, 5, 6, 7, 8, cub.

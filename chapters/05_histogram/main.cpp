@@ -137,7 +137,11 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
     }
     for (std::size_t i = 0; i < table.rows().size(); ++i) {
         const ct::ResultRow& row = table.rows()[i];
-        if ((row.id == "1" || row.id == "2") && row.timed && row.stats.median_ms > 0) {
+        // The stages with one global atomic per byte (slow) that count correctly (not the race).
+        const hg::Stage* stage = hg::find_stage(row.id);
+        const bool global_atomics =
+            stage && stage->slow && stage->role == ct::StageRole::kProgression;
+        if (global_atomics && row.timed && row.stats.median_ms > 0) {
             const double per_second = atomics / (row.stats.median_ms * 1e-3);
             std::snprintf(line, sizeof line,
                           "Measured, stage %s: %.3f ms = %.2f G atomics/s, %.3f G/s per used bin "
@@ -285,7 +289,7 @@ int run_stages(const Options& options) {
     // Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
     // before any table row (adaptive_counts.hpp); the header says what it chose and why.
     if (std::any_of(selected.begin(), selected.end(),
-                    [](const hg::Stage* s) { return s->launch == hg::launch_raw_byte_counts; })) {
+                    [](const hg::Stage* s) { return s->uses_tuner; })) {
         const hg::StageArgs args{
             d_input.data(), n,         d_histogram.data(), binning, options.block,
             options.grid,   &workspace};

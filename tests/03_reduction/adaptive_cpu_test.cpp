@@ -16,11 +16,20 @@ using reduction::detail::kVectorizedVariants;
 using reduction::detail::Layout;
 using reduction::detail::LoadPolicy;
 
+DeviceFigures figures(int cc_major, int cc_minor, int sms, double gbs, int threads_per_sm) {
+    DeviceFigures d;
+    d.cc_major = cc_major;
+    d.cc_minor = cc_minor;
+    d.sm_count = sms;
+    d.bandwidth_gbs = gbs;
+    d.max_threads_per_sm = threads_per_sm;
+    return d;
+}
 DeviceFigures h100() {
-    return {9, 132, 3352.3, 2048};  // H100 SXM: 2619 MHz x 5120 bits x 2 / 8
+    return figures(9, 0, 132, 3352.3, 2048);  // H100 SXM: 2619 MHz x 5120 bits x 2 / 8
 }
 DeviceFigures h200() {
-    return {9, 132, 4813.8, 2048};  // H200: 3761 MHz x 6144 bits x 2 / 8
+    return figures(9, 0, 132, 4813.8, 2048);  // H200: 3761 MHz x 6144 bits x 2 / 8
 }
 
 const reduction::detail::VectorizedVariant& variant_of(
@@ -62,7 +71,7 @@ TEST(ReductionAdaptive, FewerResidentThreadsNeedMoreLoadsEach) {
 }
 
 TEST(ReductionAdaptive, NoL2HintBeforeSm80) {
-    DeviceFigures turing{7, 40, 448.0, 1024};
+    const DeviceFigures turing = figures(7, 5, 40, 448.0, 1024);
     const auto c = reduction::adaptive::derive_vectorized_choice(turing, 256, 4);
     EXPECT_EQ(variant_of(c).policy, LoadPolicy::kPlain);
     EXPECT_NE(c.why.find("sm_80"), std::string::npos) << c.why;

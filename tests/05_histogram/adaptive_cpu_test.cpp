@@ -12,11 +12,20 @@ namespace {
 namespace ad = histogram::adaptive;
 using histogram::Binning;
 
+ad::DeviceFigures figures(int sms, double gbs, double sm_mhz, int threads_per_sm) {
+    ad::DeviceFigures d;
+    d.cc_major = 9;  // the H100's and the H200's table entry (cudatutorial/tuning.hpp)
+    d.sm_count = sms;
+    d.bandwidth_gbs = gbs;
+    d.sm_clock_mhz = sm_mhz;
+    d.max_threads_per_sm = threads_per_sm;
+    return d;
+}
 ad::DeviceFigures h100() {
-    return {132, 3352.3, 1980, 2048};
+    return figures(132, 3352.3, 1980, 2048);
 }
 ad::DeviceFigures h200() {
-    return {132, 4813.8, 1980, 2048};
+    return figures(132, 4813.8, 1980, 2048);
 }
 
 const ad::RawCountVariant& variant_of(const ad::RawCountChoice& c) {
@@ -30,7 +39,8 @@ TEST(HistogramAdaptive, BytesPerSmPerClockFromTheDeviceFigures) {
     // shared atomics sustained.
     EXPECT_NEAR(ad::bytes_per_sm_clock(h100()), 12.83, 0.01);
     EXPECT_NEAR(ad::bytes_per_sm_clock(h200()), 18.42, 0.01);
-    EXPECT_GT(ad::bytes_per_sm_clock(h200()), ad::kAtomicBytesPerSmClock);
+    EXPECT_GT(ad::bytes_per_sm_clock(h200()),
+              cudatutorial::tuning::tuning_for(9, 0).shared_atomic_bytes_per_sm_clock);
 }
 
 TEST(HistogramAdaptive, FewBinsCountInRegistersManyWithSharedAtomics) {
@@ -57,7 +67,9 @@ TEST(HistogramAdaptive, LoadsPerThreadFromLittlesLaw) {
     EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h100(), Binning::letters(4))).loads, 4);
     EXPECT_EQ(variant_of(ad::derive_raw_count_choice(h200(), Binning::letters(4))).loads, 4);
     // A slow memory (448 GB/s over 40 SMs: 3.8 KiB per SM) is covered by 2 loads.
-    const ad::DeviceFigures turing{40, 448.0, 1590, 1024};
+    ad::DeviceFigures turing = figures(40, 448.0, 1590, 1024);
+    turing.cc_major = 7;  // no table entry: the default
+    turing.cc_minor = 5;
     EXPECT_EQ(variant_of(ad::derive_raw_count_choice(turing, Binning::letters(4))).loads, 2);
     EXPECT_EQ(variant_of(ad::derive_raw_count_choice(turing, Binning::bytes())).loads, 2);
 }
