@@ -16,6 +16,7 @@
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "streamed_pipeline.hpp"
@@ -266,15 +267,15 @@ int run_streamed(const StreamedRequest& request) {
     for (ct::ResultRow& row : rows) {
         table.add(row);
     }
-    table.print(std::cout);
 
-    // What bounds the end-to-end rate: the slowest of source, link and kernel.
+    // What bounds the end-to-end rate, the slowest of source, link and kernel: a note under the
+    // table (in every format).
     const double end_to_end = row_gbs(*streamed_row).value_or(0);
     const double kernel_gbs = rows.size() == 4 ? row_gbs(rows[1]).value_or(0) : 0;
     const double filled = source_rate(count_stats).value_or(0);
     if (end_to_end > 0 && link_gbs > 0 && kernel_gbs > 0) {
         std::ostringstream out;
-        out << "\nEnd to end " << gbs_text(end_to_end) << " = "
+        out << "End to end " << gbs_text(end_to_end) << " = "
             << ct::format_fixed(100.0 * end_to_end / link_gbs, 1) << "% of the pinned H2D copy ("
             << gbs_text(link_gbs) << ", one chunk); kernel alone " << gbs_text(kernel_gbs);
         if (filled > 0) {
@@ -283,7 +284,7 @@ int run_streamed(const StreamedRequest& request) {
                 << " ms for it)";
         }
         if (copies_row->timed && copies_row->stats.median_ms > 0) {
-            out << ".\nTotal time = "
+            out << ". Total time = "
                 << ct::format_fixed(streamed_row->stats.median_ms / copies_row->stats.median_ms, 3)
                 << "x the copies alone.";
         }
@@ -296,18 +297,17 @@ int run_streamed(const StreamedRequest& request) {
         if (filled > 0 && filled < slowest) {
             bound = request.input_path.empty() ? "the host generator" : "reading the file";
         }
-        out << " Bounded by " << bound << ".\n";
-        std::cout << out.str();
+        out << " Bounded by " << bound << ".";
+        table.add_note(out.str());
     }
+    const int status = ct::finish_table(table, request.common);
     std::cout << "\nTotals (64-bit):";
     for (int b = 0; b < request.binning.bins() && b < 32; ++b) {
         std::cout << (b % 8 ? "  " : "\n  ") << request.binning.label(b) << " "
                   << reference[static_cast<std::size_t>(b)];
     }
     std::cout << (request.binning.bins() > 32 ? "\n  ...\n" : "\n");
-    table.write_files(request.common.csv_path, request.common.json_path);
-    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                         : ct::ExitCode::kVerificationFailed);
+    return status;
 }
 
 }  // namespace histogram

@@ -53,8 +53,9 @@ struct StreamedRequest {
     bool atomic_latency = false;  ///< --atomic-latency was given (in-memory only)
 };
 
-/// Streams the input through the GPU, prints the table and the bound, writes --csv/--json;
-/// returns the exit code (1 when a row's counts differ from the CPU reference).
+/// Streams the input through the GPU, then prints the table (with what bounds the end-to-end
+/// rate as a note) and writes --csv/--json/--markdown (finish_table), then the totals; returns
+/// the exit code (1 when a row's counts differ from the CPU reference).
 int run_streamed(const StreamedRequest& request);
 
 }  // namespace histogram

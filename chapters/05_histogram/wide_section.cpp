@@ -4,12 +4,12 @@
 #include "wide_section.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 
 #include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
@@ -174,26 +174,17 @@ int run_wide_section(const WideSectionOptions& options) {
             rows.push_back(std::move(r.row));
         }
     }
-    if (!notes.empty()) {
-        std::string skipped;
-        for (const std::string& note : notes) {
-            skipped += (skipped.empty() ? "" : "; ") + note.substr(8);
-        }
-        info.set("skipped", skipped);
-    }
     ct::ResultTable table(info);
     for (ct::ResultRow& row : rows) {
         table.add(std::move(row));
     }
-    table.print(std::cout);
     for (const std::string& note : notes) {
-        std::cout << "note: " << note << "\n";
+        table.add_note(note);
     }
-    std::cout << "x best non-cluster: the fastest verified row of the same bin count without a "
-                 "cluster and other than CUB, over this row (> 1: the cluster row is faster).\n";
-    table.write_files(options.common.csv_path, options.common.json_path);
-    return ct::to_int(table.all_passed() ? ct::ExitCode::kSuccess
-                                         : ct::ExitCode::kVerificationFailed);
+    table.add_note(
+        "x best non-cluster: the fastest verified row of the same bin count without a cluster and "
+        "other than CUB, over this row (> 1: the cluster row is faster).");
+    return ct::finish_table(table, options.common);
 }
 
 }  // namespace histogram
