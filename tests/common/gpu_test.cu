@@ -357,3 +357,23 @@ TEST(HarnessGpu, L2FlushRunsBetweenRepetitions) {
     // The flush is outside the timed region: the samples are the kernel, not the flush.
     EXPECT_LT(stats.median_ms, 0.02 + 0.005);
 }
+
+TEST(HarnessGpu, ALabelledBatchIsTimedAsAnUnlabelledOne) {
+    CT_REQUIRE_GPU();
+    // The label opens an NVTX range around the timed runs (Nsight Systems shows it by name);
+    // without a tool attached it changes nothing, and the range is closed when timing ends.
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 4;
+    config.label = "stage 0 harness_test";
+    int launches = 0;
+    const ct::Stats stats = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            ++launches;
+            spin_kernel<<<1, 1, 0, stream>>>(1000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+        },
+        config);
+    EXPECT_EQ(stats.samples, 4);
+    EXPECT_EQ(launches, config.warmup + 4);
+}

@@ -13,6 +13,10 @@
 ///     runs, an accumulating output) is caught too.
 /// The launch callback must compute the whole result from scratch each time (clear its own
 /// outputs if it accumulates), on the stream it is given.
+///
+/// The timed runs sit inside an NVTX range named by BenchmarkConfig::label, so that a timeline
+/// from Nsight Systems (`nsys profile --trace=cuda,nvtx`) names each stage's timed batch. Without
+/// a tool attached, the range costs a branch (NVTX's default).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -47,6 +51,9 @@ struct BenchmarkConfig {
     /// function that waits on the host (a host-side combine): the hold would delay it by its
     /// timeout and print a warning.
     bool hold_stream = true;
+    /// The NVTX range around the timed runs, e.g. "stage 3 sequential_addressing" (run_stage
+    /// sets it); empty: no range.
+    std::string label;
 };
 
 /// What measure() found.
@@ -79,7 +86,8 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
 /// One stage, the one way every chapter runs it: `poison` its outputs (so that a stage that
 /// writes nothing cannot pass on what an earlier stage left), measure() it, and make its row:
 /// id, name, idea and flags from the descriptor's role (stage.hpp), PASS/FAIL from both
-/// validations, `bytes` moved per run for the GB/s column. `poison` may be empty.
+/// validations, `bytes` moved per run for the GB/s column. `poison` may be empty. The timed runs
+/// are the NVTX range "stage <id> <name>".
 ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
                     const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
                     const BenchmarkConfig& config);

@@ -8,6 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <nvtx3/nvToolsExt.h>  // header-only NVTX 3, from the CUDA toolkit
+
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/clocks.hpp"
 #include "cudatutorial/cuda_handles.hpp"
@@ -34,7 +36,9 @@ ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& p
     if (poison) {
         poison();
     }
-    ResultRow row = make_row(stage.id, stage.name, measure(launch, verify, config), bytes);
+    BenchmarkConfig labelled = config;
+    labelled.label = "stage " + stage.id + " " + stage.name;
+    ResultRow row = make_row(stage.id, stage.name, measure(launch, verify, labelled), bytes);
     apply_stage(stage, row);
     return row;
 }
@@ -55,6 +59,27 @@ void launch_stream_hold(const int* release, unsigned long long timeout_ns, int* 
 }  // namespace detail
 
 namespace {
+
+// An NVTX range open for the lifetime of the object (none for an empty name), so that a timeline
+// names what ran; push and pop cost almost nothing unless a tool such as Nsight Systems listens.
+class NvtxRange {
+  public:
+    explicit NvtxRange(const std::string& name) : open_(!name.empty()) {
+        if (open_) {
+            nvtxRangePushA(name.c_str());
+        }
+    }
+    ~NvtxRange() {
+        if (open_) {
+            nvtxRangePop();
+        }
+    }
+    NvtxRange(const NvtxRange&) = delete;
+    NvtxRange& operator=(const NvtxRange&) = delete;
+
+  private:
+    bool open_;
+};
 
 // Two ints of mapped, page-locked host memory that the hold kernel reads (release) and writes
 // (timed_out), through the device pointer the runtime gives for them.
@@ -113,6 +138,7 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
     // early either.
     std::vector<CudaEvent> starts(config.repetitions);
     std::vector<CudaEvent> stops(config.repetitions);
+    const NvtxRange range(config.label);  // the timed runs, queued and waited for
     std::unique_ptr<StreamHold> hold;
     if (config.hold_stream) {
         hold = std::make_unique<StreamHold>(config.stream);
