@@ -1318,11 +1318,13 @@ def busbw_series(doc):
     for row in doc["rows"]:
         extra = row.get("extra", {})
         busbw = extra.get("busbw GB/s", "-")
-        if row.get("median_ms") is None or number(busbw) is None or "size" not in extra:
+        # The size is the row's group (older tables: a "size" column, the id "3@1.0 KiB").
+        size_text = extra.get("size", row.get("group"))
+        if row.get("median_ms") is None or number(busbw) is None or size_text is None:
             continue
         try:
-            size = size_bytes(extra["size"])
-        except (KeyError, ValueError):
+            size = size_bytes(size_text)
+        except (KeyError, ValueError, TypeError):
             continue
         stage = str(row["id"]).split("@")[0]
         series.setdefault((stage, row["name"]), []).append(

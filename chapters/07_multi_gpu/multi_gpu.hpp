@@ -7,7 +7,7 @@
 /// GpuSet. Kernels are reached through plain host functions; no `<<< >>>` outside the .cu files.
 /// @code
 ///   multi_gpu::GpuSet gpus({0, 1});                           // a stream per GPU, peer access on
-///   auto reducer = multi_gpu::make_all_reducer("3", gpus, n);  // the ring of peer-read kernels
+///   auto reducer = multi_gpu::make_all_reducer(*multi_gpu::find_allreduce_stage("3"), gpus, n);
 ///   reducer->run(send, recv);                                  // recv[g] = sum over GPUs of send
 /// @endcode
 #pragma once
@@ -271,17 +271,56 @@ class AllReducer {
     /// `send` and `recv`: one device pointer of n floats per GPU of the set, on that GPU.
     virtual void run(const std::vector<const float*>& send,
                      const std::vector<float*>& recv) const = 0;
+    /// A remark for the table's notes, or empty (see TeamAllReducer::remark).
+    virtual std::string remark() const { return {}; }
 };
+
+class PeerTeam;  // the GPUs of an all-reduce as one process sees them (allreduce/peer_team.hpp)
+
+/// An all-reduce over buffers fixed when it was made, on a team of GPUs: all of them driven from
+/// this process, or this process's one GPU among several processes (--ranks). run() starts after
+/// the work queued on the team's first stream and finishes before what is queued there later.
+class TeamAllReducer {
+  public:
+    virtual ~TeamAllReducer() = default;
+    /// Enqueues the all-reduce.
+    virtual void run() const = 0;
+    /// A remark for the table's notes (stage 6's size rule and why), or empty.
+    const std::string& remark() const { return remark_; }
+    /// Sets the remark.
+    void set_remark(std::string remark) { remark_ = std::move(remark); }
+
+  private:
+    std::string remark_;
+};
+
+/// Makes a TeamAllReducer: `send[local]`/`recv[local]` are this process's buffers of n floats,
+/// one per local GPU of `team`, each a whole cudaMalloc allocation. Collective over the ranks.
+using MakeTeamAllReducer = std::unique_ptr<TeamAllReducer> (*)(
+    PeerTeam& team, const std::vector<const float*>& send, const std::vector<float*>& recv,
+    std::size_t n);
 
 /// Whether a stage is a step of the progression or the library it is measured against.
 using Role = cudatutorial::StageRole;
 
-/// One all-reduce stage: one row of the table ("1", "2", "3", "nccl").
+/// One all-reduce stage: one row of the table per message size.
 struct AllReduceStage : cudatutorial::StageDescriptor {
     bool needs_peer_access = false;  ///< true: skipped (with a note) where a pair lacks it
-    /// Builds the stage's workspace (staging buffers, events, communicators) for n floats.
+    /// Stages 1-3: the workspace (staging buffers, events) for n floats over the GPUs of one
+    /// process; they order GPUs with events, so they run in one process only.
     std::unique_ptr<AllReducer> (*make)(const GpuSet& gpus, std::size_t n) = nullptr;
+    /// Stages 4-7 and NCCL: made on a team, so they run in one process and in one process per
+    /// GPU alike.
+    MakeTeamAllReducer make_team = nullptr;
+    /// The largest message the stage runs (0: any); larger sizes are skipped with a note.
+    std::uint64_t max_bytes = 0;
+    /// Why it stops there.
+    const char* why_max_bytes = "";
 };
+
+/// Stage 4 (one-shot) runs up to this size: every GPU receives all G - 1 inputs whole, and keeps
+/// two staging copies of each, so past a few MiB it only costs memory and link time.
+inline constexpr std::uint64_t kOneShotMaxBytes = std::uint64_t{64} << 20;
 
 /// Every stage in table order: 1 naive, 2 ring with copies, 3 ring with peer kernels, nccl (only
 /// where built with NCCL).
@@ -298,7 +337,32 @@ std::unique_ptr<AllReducer> make_ring_memcpy(const GpuSet& gpus, std::size_t n);
 /// Stage 3: the ring, each step one kernel that loads the neighbour's chunk through peer access
 /// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cpp).
 std::unique_ptr<AllReducer> make_ring_peer_kernel(const GpuSet& gpus, std::size_t n);
+/// Stage 4: one-shot, every GPU pushes its input to every peer and sums locally
+/// (allreduce/stage4_one_shot.cpp).
+std::unique_ptr<TeamAllReducer> make_one_shot(PeerTeam& team, const std::vector<const float*>& send,
+                                              const std::vector<float*>& recv, std::size_t n);
+/// Stage 5: two-shot, reduce-scatter and all-gather in one kernel (allreduce/stage5_two_shot.cpp).
+std::unique_ptr<TeamAllReducer> make_two_shot(PeerTeam& team, const std::vector<const float*>& send,
+                                              const std::vector<float*>& recv, std::size_t n);
+/// Stage 6: one-shot or two-shot by a size rule measured on these GPUs
+/// (allreduce/stage6_size_rule.cpp).
+std::unique_ptr<TeamAllReducer> make_size_rule(PeerTeam& team,
+                                               const std::vector<const float*>& send,
+                                               const std::vector<float*>& recv, std::size_t n);
+/// Stage 7: stage 6 captured in a CUDA graph (allreduce/stage7_graph.cpp).
+std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
+                                                     const std::vector<const float*>& send,
+                                                     const std::vector<float*>& recv,
+                                                     std::size_t n);
 /// The baseline: ncclAllReduce (allreduce/nccl_allreduce.cpp); throws without NCCL.
-std::unique_ptr<AllReducer> make_nccl_allreduce(const GpuSet& gpus, std::size_t n);
+std::unique_ptr<TeamAllReducer> make_nccl_allreduce(PeerTeam& team,
+                                                    const std::vector<const float*>& send,
+                                                    const std::vector<float*>& recv, std::size_t n);
+
+/// The stage as an AllReducer over the GPUs of one process: its own make, or its make_team on a
+/// team of those GPUs (made at the first run, for the buffers that run names, and again if
+/// they change).
+std::unique_ptr<AllReducer> make_all_reducer(const AllReduceStage& stage, const GpuSet& gpus,
+                                             std::size_t n);
 
 }  // namespace multi_gpu

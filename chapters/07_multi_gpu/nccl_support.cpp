@@ -28,7 +28,22 @@ void check_nccl(ncclResult_t result, const char* expression) {
 #define CT_NCCL(call) check_nccl((call), #call)
 
 ncclDataType_t to_nccl(NcclType type) {
-    return type == NcclType::kFloat ? ncclFloat : ncclUint32;
+    switch (type) {
+        case NcclType::kFloat: return ncclFloat;
+        case NcclType::kUint32: return ncclUint32;
+        case NcclType::kDouble: return ncclDouble;
+        case NcclType::kByte: return ncclUint8;
+    }
+    return ncclUint8;
+}
+
+ncclRedOp_t to_nccl(NcclOp op) {
+    switch (op) {
+        case NcclOp::kSum: return ncclSum;
+        case NcclOp::kMin: return ncclMin;
+        case NcclOp::kMax: return ncclMax;
+    }
+    return ncclSum;
 }
 
 }  // namespace
@@ -74,10 +89,15 @@ void nccl_allreduce(const NcclComms& comms, const std::vector<cudaStream_t>& str
     // wait for peers whose calls have not been issued yet.
     CT_NCCL(ncclGroupStart());
     for (std::size_t i = 0; i < comms.comms.size(); ++i) {
-        CT_NCCL(ncclAllReduce(send[i], recv[i], count, to_nccl(type),
-                              op == NcclOp::kSum ? ncclSum : ncclMin, comms.comms[i], streams[i]));
+        CT_NCCL(ncclAllReduce(send[i], recv[i], count, to_nccl(type), to_nccl(op),
+                              comms.comms[i], streams[i]));
     }
     CT_NCCL(ncclGroupEnd());
+}
+
+void nccl_allgather_bytes(const NcclComms& comm, const void* send, void* recv, std::size_t bytes,
+                          cudaStream_t stream) {
+    CT_NCCL(ncclAllGather(send, recv, bytes, ncclUint8, comm.comms.at(0), stream));
 }
 
 }  // namespace detail
@@ -121,6 +141,9 @@ std::shared_ptr<NcclComms> make_nccl_rank_comm(const std::string&, int, int) {
 void nccl_allreduce(const NcclComms&, const std::vector<cudaStream_t>&,
                     const std::vector<const void*>&, const std::vector<void*>&, std::size_t,
                     NcclType, NcclOp) {
+    no_nccl();
+}
+void nccl_allgather_bytes(const NcclComms&, const void*, void*, std::size_t, cudaStream_t) {
     no_nccl();
 }
 }  // namespace detail

@@ -26,13 +26,18 @@ std::string make_nccl_unique_id();
 std::shared_ptr<NcclComms> make_nccl_rank_comm(const std::string& unique_id, int ranks, int rank);
 
 /// The element types and reductions the chapter uses.
-enum class NcclType { kFloat, kUint32 };
-enum class NcclOp { kSum, kMin };
+enum class NcclType { kFloat, kUint32, kDouble, kByte };
+enum class NcclOp { kSum, kMin, kMax };
 
 /// ncclAllReduce on every communicator of `comms` (grouped): recv[i] = op over all ranks of
 /// send[i], count elements, enqueued on streams[i] (one per communicator).
 void nccl_allreduce(const NcclComms& comms, const std::vector<cudaStream_t>& streams,
                     const std::vector<const void*>& send, const std::vector<void*>& recv,
                     std::size_t count, NcclType type, NcclOp op);
+
+/// ncclAllGather on one rank's communicator: recv (ranks x `bytes`) = every rank's `bytes` of
+/// send, in rank order, on `stream`.
+void nccl_allgather_bytes(const NcclComms& comm, const void* send, void* recv, std::size_t bytes,
+                          cudaStream_t stream);
 
 }  // namespace multi_gpu::detail

@@ -25,12 +25,16 @@
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "allreduce_table.hpp"
+#include "flag_protocol.hpp"
 #include "multi_gpu.hpp"
 #include "nccl_support.hpp"
+#include "peer_team.hpp"
 #include "options.hpp"
 #include "reduction.hpp"
 
@@ -147,6 +151,12 @@ std::string exchange_id(const RankEnvironment& env, const Options& o) {
     return exchange_id_through_file(env, env.from_mpirun ? o.id_file : env.id_file);
 }
 
+void add_note_once(std::vector<std::string>& notes, const std::string& note) {
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+        notes.push_back(note);
+    }
+}
+
 void finalize_mpi() {
 #if CT_HAVE_MPI
     int initialized = 0;
@@ -177,7 +187,8 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     const int device = env.local_rank;
     const ct::DeviceInfo info_device = ct::select_device(device);
     const std::string id = exchange_id(env, o);
-    const auto comm = detail::make_nccl_rank_comm(id, env.ranks, env.rank);
+    const std::shared_ptr<detail::NcclComms> comm =
+        detail::make_nccl_rank_comm(id, env.ranks, env.rank);
     // Blocking, so that it waits for the cudaMemset/cudaMemcpy set-up calls (legacy stream).
     ct::CudaStream stream(cudaStreamDefault);
     const auto allreduce = [&](const void* send, void* recv, std::size_t n, detail::NcclType type,
@@ -195,6 +206,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
     ct::ResultTable table(info);
+    prepare_allreduce_table(table);
     ct::BenchmarkConfig config = o.common.benchmark_config();
     config.stream = stream;
 
@@ -244,45 +256,68 @@ int run_rank(const RankEnvironment& env, const Options& o) {
                                              "ncclAllReduce of the partial sums",
                                          m, static_cast<double>(n * sizeof(int)));
         row.in_progression = false;
-        row.with("size", ct::describe_size(n) + " ints");
-        row.with("busbw GB/s", "-");
+        row.group = ct::describe_size(n) + " ints";
         table.add(row);
     }
 
-    // 2. NCCL's all-reduce of float vectors, every rank's result checked bit for bit.
+    // 2. The all-reduce stages that run in one process per GPU (those made on a team: the
+    // peer-memory stages, through CUDA IPC, and NCCL), every rank's result checked bit for bit.
+    // Every rank makes and runs the same stages in the same order: making one is collective
+    // (the ranks swap IPC handles), and so is every run.
+    RankTeam team(env.rank, env.ranks, device, stream, comm);
+    std::vector<std::string> notes;
     for (std::uint64_t bytes : o.message_bytes()) {
         const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
         ct::DeviceBuffer<float> send(allreduce_input(o.seed, env.rank, n));
         ct::DeviceBuffer<float> recv(n);
         const std::vector<float> expected = allreduce_expected(o.seed, env.ranks, n);
-        recv.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
-        const ct::Measurement m = ct::measure(
-            [&](cudaStream_t s) {
-                allreduce(send.data(), recv.data(), n, detail::NcclType::kFloat,
-                          detail::NcclOp::kSum, s);
-            },
-            [&] {
-                const std::vector<float> got = recv.to_host();
-                if (std::memcmp(got.data(), expected.data(), n * sizeof(float)) == 0) {
-                    return ct::Verification::pass();
-                }
-                return ct::Verification::fail("rank " + std::to_string(env.rank) +
-                                              ": all-reduce result differs from the CPU's");
-            },
-            config);
-        const std::string size = ct::format_bytes(static_cast<double>(bytes));
-        ct::ResultRow row =
-            ct::make_row("nccl@" + size, "nccl_allreduce", m, static_cast<double>(bytes));
-        row.in_progression = false;
-        row.with("size", size);
-        row.with("busbw GB/s",
-                 ct::format_fixed(
-                     allreduce_bus_bandwidth_gbs(
-                         algorithm_bandwidth_gbs(static_cast<double>(bytes), m.stats.median_ms),
-                         env.ranks),
-                     1));
-        table.add(row);
+        for (const AllReduceStage& stage : allreduce_stages()) {
+            if (stage.make_team == nullptr) {
+                add_note_once(notes, "stage " + stage.id +
+                                         " not run: it orders the GPUs with CUDA events, which "
+                                         "one process cannot wait for in another");
+                continue;
+            }
+            if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
+                add_note_once(notes, "stage " + stage.id + " runs up to " +
+                                         ct::format_bytes(static_cast<double>(stage.max_bytes)) +
+                                         " only: " + stage.why_max_bytes);
+                continue;
+            }
+            if (stage.role != Role::kBaseline && env.ranks > kMaxPeerRanks) {
+                add_note_once(notes, "stage " + stage.id + " skipped: it takes at most " +
+                                         std::to_string(kMaxPeerRanks) + " GPUs");
+                continue;
+            }
+            recv.fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
+            CT_CHECK(cudaDeviceSynchronize());
+            std::unique_ptr<TeamAllReducer> reducer =
+                stage.make_team(team, {send.data()}, {recv.data()}, n);
+            const ct::Measurement m = ct::measure(
+                [&](cudaStream_t) { reducer->run(); },
+                [&] {
+                    const std::vector<float> got = recv.to_host();
+                    if (std::memcmp(got.data(), expected.data(), n * sizeof(float)) == 0) {
+                        return ct::Verification::pass();
+                    }
+                    return ct::Verification::fail("rank " + std::to_string(env.rank) +
+                                                  ": all-reduce result differs from the CPU's");
+                },
+                config);
+            table.add(allreduce_row(stage, bytes, m, env.ranks, 0));
+            if (!reducer->remark().empty()) {
+                add_note_once(notes, reducer->remark());
+            }
+            // The peers map this rank's buffers: no rank frees anything (the reducer's
+            // workspace now, send and recv at the end of the size) before every rank is done.
+            stream.synchronize();
+            team.barrier();
+            reducer.reset();
+            team.barrier();
+        }
+    }
+    for (const std::string& note : notes) {
+        table.add_note(note);
     }
 
     // 3. One verdict for all ranks.
@@ -294,12 +329,12 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     stream.synchronize();
     unsigned int all = 0;
     verdict.copy_to_host(&all, 1);
+    int code = ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
     if (env.rank == 0) {
         std::cout << "== ranks: one process per GPU\n";
-        table.print(std::cout);
-        std::cout << (all ? "every rank verified its results\n"
-                          : "at least one rank's results did not match the CPU (see its output)\n");
-        table.write_files(o.common.csv_path, o.common.json_path);  // one table: the paths as given
+        table.add_note(all ? "every rank verified its results"
+                           : "at least one rank's results did not match the CPU (see its output)");
+        code = ct::finish_table(table, o.common, all != 0);  // the one writer of the table
     } else if (!table.all_passed()) {
         for (const ct::ResultRow& row : table.rows()) {
             if (!row.passed) {
@@ -311,7 +346,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
         std::remove(o.id_file.c_str());  // every rank has joined: nobody reads it any more
     }
     finalize_mpi();
-    return ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+    return code;
 }
 
 // `--ranks G`: G copies of this program, each told its rank through the environment.

@@ -13,6 +13,8 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "allreduce_table.hpp"
+#include "flag_protocol.hpp"
 #include "options.hpp"
 #include "sharded.hpp"
 #include "topology.hpp"
@@ -62,6 +64,12 @@ ct::RunInfo run_info(const std::string& title, const std::vector<int>& devices, 
     info.set("reps",
              std::to_string(o.common.repetitions) + ", warm-up " + std::to_string(o.common.warmup));
     return info;
+}
+
+void add_note_once(std::vector<std::string>& notes, const std::string& note) {
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+        notes.push_back(note);  // once, not once per message size
+    }
 }
 
 void finish(const ct::ResultTable& table, const std::vector<std::string>& notes, const Options& o,
@@ -350,6 +358,7 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
     }
     ct::ResultTable table(info);
+    prepare_allreduce_table(table);
     std::vector<std::string> notes;
     if (G == 1) {
         notes.push_back("one GPU: every stage is a copy of the input; verified all the same");
@@ -359,8 +368,10 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         bool fits = true;
         for (int g = 0; g < G; ++g) {
             const DeviceGuard guard(gpus.device(g));
-            // send + recv + stage 1's staging on GPU 0 (G - 1 vectors), with a reserve
-            const std::size_t need = bytes * (g == 0 ? G + 1 : 2) + (64u << 20);
+            // send + recv + stage 1's staging on GPU 0 (G - 1 vectors) + stage 4's staging (2G
+            // vectors, where it runs), with a reserve
+            const std::size_t one_shot = bytes <= kOneShotMaxBytes ? 2 * G * bytes : 0;
+            const std::size_t need = bytes * (g == 0 ? G + 1 : 2) + one_shot + (64u << 20);
             fits = fits && need < ct::free_device_memory();
         }
         if (!fits) {
@@ -380,19 +391,24 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
             recv_ptr.push_back(recv.back().data());
         }
         const std::vector<float> expected = allreduce_expected(o.seed, G, n);
-        const std::string size = ct::format_bytes(static_cast<double>(bytes));
-        std::optional<double> previous_ms;
-        std::vector<std::size_t> rows_of_size;
         for (const AllReduceStage& stage : allreduce_stages()) {
             if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
-                const std::string note =
-                    "stage " + stage.id + " skipped: needs peer access between all GPUs";
-                if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
-                    notes.push_back(note);  // once, not once per message size
-                }
+                add_note_once(notes,
+                              "stage " + stage.id + " skipped: needs peer access between all GPUs");
                 continue;
             }
-            const auto reducer = stage.make(gpus, n);
+            if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
+                add_note_once(notes, "stage " + stage.id + " runs up to " +
+                                         ct::format_bytes(static_cast<double>(stage.max_bytes)) +
+                                         " only: " + stage.why_max_bytes);
+                continue;
+            }
+            if (stage.make_team != nullptr && G > kMaxPeerRanks) {
+                add_note_once(notes, "stage " + stage.id + " skipped: it takes at most " +
+                                         std::to_string(kMaxPeerRanks) + " GPUs");
+                continue;
+            }
+            const auto reducer = make_all_reducer(stage, gpus, n);
             for (int g = 0; g < G; ++g) {
                 const DeviceGuard guard(gpus.device(g));
                 recv[g].fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
@@ -404,44 +420,11 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
             const ct::Measurement m =
                 ct::measure([&](cudaStream_t) { reducer->run(send_ptr, recv_ptr); },
                             [&] { return verify_allreduce(recv, expected); }, config);
-            ct::ResultRow row =
-                ct::make_row(stage.id + "@" + size, stage.name, m, static_cast<double>(bytes));
-            row.idea = stage.idea;
-            // One table holds every size: x prev and x NCCL are computed per size below.
-            row.in_progression = false;
-            row.with("size", size);
-            const double algbw =
-                algorithm_bandwidth_gbs(static_cast<double>(bytes), m.stats.median_ms);
-            const double busbw = allreduce_bus_bandwidth_gbs(algbw, G);
-            row.with("busbw GB/s", G > 1 ? ct::format_fixed(busbw, 1) : "-");
-            row.with("% of link",
-                     G > 1 && link_gbs > 0 ? ct::format_fixed(100 * busbw / link_gbs, 1) : "-");
-            row.with("x prev stage", previous_ms && stage.role == Role::kProgression
-                                         ? ct::format_fixed(*previous_ms / m.stats.median_ms, 2)
-                                         : "-");
-            if (stage.role == Role::kProgression) {
-                previous_ms = m.stats.median_ms;
+            table.add(allreduce_row(stage, bytes, m, G, link_gbs));
+            if (!reducer->remark().empty()) {
+                add_note_once(notes, reducer->remark());
             }
-            rows_of_size.push_back(table.rows().size());
-            table.add(row);
         }
-        // x NCCL within this size: NCCL's median / the row's (> 1: faster than NCCL).
-        const auto nccl_row =
-            std::find_if(rows_of_size.begin(), rows_of_size.end(),
-                         [&](std::size_t i) { return table.rows()[i].id.rfind("nccl@", 0) == 0; });
-        std::vector<ct::ResultRow> rows = table.rows();
-        for (std::size_t i : rows_of_size) {
-            const bool have = nccl_row != rows_of_size.end() && rows[i].timed;
-            rows[i].with("x NCCL",
-                         have ? ct::format_fixed(
-                                    rows[*nccl_row].stats.median_ms / rows[i].stats.median_ms, 2)
-                              : "-");
-        }
-        ct::ResultTable rebuilt(table.info());
-        for (ct::ResultRow& row : rows) {
-            rebuilt.add(std::move(row));
-        }
-        table = std::move(rebuilt);
     }
     std::cout << "== allreduce: " << G << " GPU(s), message sizes " << o.sizes.front() << " ... "
               << o.sizes.back() << "\n";

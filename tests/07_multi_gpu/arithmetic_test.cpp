@@ -7,7 +7,9 @@
 #include <set>
 #include <vector>
 
+#include "flag_protocol.hpp"
 #include "multi_gpu.hpp"
+#include "peer_allreduce.hpp"
 
 namespace mg = multi_gpu;
 
@@ -186,10 +188,125 @@ TEST(StageList, ProgressionThenBaselineWithUniqueIds) {
         EXPECT_TRUE(ids.insert(s.id).second) << s.id;
         EXPECT_FALSE(s.name.empty());
         EXPECT_FALSE(s.idea.empty());
-        EXPECT_NE(s.make, nullptr);
+        // Exactly one way to make it: in one process (events), or on a team (both modes).
+        EXPECT_NE(s.make == nullptr, s.make_team == nullptr) << s.id;
         EXPECT_EQ(mg::find_allreduce_stage(s.name), &s);
     }
     EXPECT_EQ(stages[0].id, "1");
     EXPECT_EQ(mg::find_allreduce_stage("nope"), nullptr);
     EXPECT_EQ(mg::find_allreduce_stage("nccl") != nullptr, mg::nccl_available());
+}
+
+// ---- The peer-memory stages' arithmetic ------------------------------------------------------
+
+TEST(FlagProtocol, ACallIsReachedByItsOwnNumberAndLaterOnesOnly) {
+    EXPECT_FALSE(mg::flag_reached(0, 1));  // a zeroed flag: call 1 has not arrived
+    EXPECT_TRUE(mg::flag_reached(1, 1));
+    EXPECT_TRUE(mg::flag_reached(2, 1));   // a peer one call ahead has passed this call too
+    EXPECT_FALSE(mg::flag_reached(1, 2));
+}
+
+TEST(FlagProtocol, StaysRightWhenTheCallNumberWrapsAround) {
+    const std::uint32_t last = 0xffffffffu;
+    EXPECT_TRUE(mg::flag_reached(last, last));
+    EXPECT_FALSE(mg::flag_reached(last - 1, last));
+    EXPECT_TRUE(mg::flag_reached(0u, last));   // call 2^32 (wrapped to 0) is after call 2^32 - 1
+    EXPECT_FALSE(mg::flag_reached(last, 0u));  // ... and call 2^32 - 1 is before it
+    EXPECT_TRUE(mg::flag_reached(5u, last));
+}
+
+TEST(FlagProtocol, ConsecutiveCallsUseAlternateStagingHalves) {
+    for (std::uint32_t seq : {1u, 2u, 1000u, 0xfffffffeu, 0xffffffffu}) {
+        EXPECT_NE(mg::staging_half(seq), mg::staging_half(seq + 1)) << seq;
+        EXPECT_GE(mg::staging_half(seq), 0);
+        EXPECT_LE(mg::staging_half(seq), 1);
+    }
+}
+
+TEST(FlagProtocol, EveryFlagHasItsOwnWord) {
+    std::set<std::size_t> seen;
+    for (int point = 0; point < mg::kFlagPoints; ++point) {
+        for (int block : {0, 1, mg::kMaxPeerBlocks - 1}) {
+            for (int from = 0; from < mg::kMaxPeerRanks; ++from) {
+                const std::size_t index = mg::flag_index(point, block, from);
+                EXPECT_LT(index, mg::kFlagWords);
+                EXPECT_TRUE(seen.insert(index).second) << point << " " << block << " " << from;
+            }
+        }
+    }
+}
+
+TEST(PeerWorkspace, StagingIsAlignedAndOnlyOneShotHasIt) {
+    for (int ranks : {1, 2, 3, 8}) {
+        for (std::size_t capacity : {std::size_t{1}, std::size_t{1025}, std::size_t{1} << 20}) {
+            const auto one = mg::peer_workspace_layout(mg::PeerAlgorithm::kOneShot, ranks, capacity);
+            EXPECT_EQ(one.staging_offset % 16, 0u);
+            EXPECT_GE(one.capacity, capacity);
+            EXPECT_EQ(one.capacity % 4, 0u);  // every slot starts on a float4
+            EXPECT_GE(one.counters_offset, mg::kFlagWords * sizeof(std::uint32_t));
+            EXPECT_GE(one.staging_offset, one.counters_offset + mg::kMaxPeerBlocks * 4);
+            EXPECT_EQ(one.bytes, one.staging_offset + 2 * ranks * one.capacity * sizeof(float));
+            const auto two = mg::peer_workspace_layout(mg::PeerAlgorithm::kTwoShot, ranks, capacity);
+            EXPECT_EQ(two.capacity, 0u);
+            EXPECT_EQ(two.bytes, two.staging_offset);
+        }
+    }
+}
+
+TEST(PeerLaunch, SameShapeOnEveryRankNeverMoreBlocksThanFit) {
+    for (auto algorithm : {mg::PeerAlgorithm::kOneShot, mg::PeerAlgorithm::kTwoShot}) {
+        for (int ranks : {1, 2, 4, 8}) {
+            for (std::size_t n : {std::size_t{1}, std::size_t{1025}, std::size_t{262145},
+                                  std::size_t{1} << 28}) {
+                const auto shape = mg::peer_launch_shape(algorithm, n, ranks, 264, 512);
+                EXPECT_GE(shape.blocks, 1u);
+                EXPECT_LE(shape.blocks, 264u);
+                EXPECT_EQ(shape.threads, 512u);
+                // Enough threads for one float4 each, up to the resident limit.
+                const std::size_t floats = algorithm == mg::PeerAlgorithm::kOneShot
+                                               ? n
+                                               : mg::split_range(n, ranks, 0, 4).size();
+                if (shape.blocks < 264u) {
+                    EXPECT_GE(std::size_t{shape.blocks} * 512 * 4, floats);
+                }
+            }
+        }
+    }
+    EXPECT_EQ(mg::peer_launch_shape(mg::PeerAlgorithm::kOneShot, 256, 2, 264, 512).blocks, 1u);
+    EXPECT_EQ(mg::peer_launch_shape(mg::PeerAlgorithm::kTwoShot, 1u << 28, 2, 5000, 512).blocks,
+              static_cast<unsigned>(mg::kMaxPeerBlocks));
+}
+
+TEST(SizeRule, TwoShotFromWhereItWinsForGood) {
+    const std::vector<mg::SizeProbe> probes = {{4096, 0.004, 0.006},
+                                               {16384, 0.005, 0.0049},  // a lone win: noise
+                                               {65536, 0.007, 0.008},
+                                               {262144, 0.015, 0.012},
+                                               {1048576, 0.040, 0.020}};
+    const mg::SizeRule rule = mg::size_rule_from_probes(probes);
+    EXPECT_EQ(rule.two_shot_from, 262144u);
+    EXPECT_EQ(rule.choose(65536), mg::PeerAlgorithm::kOneShot);
+    EXPECT_EQ(rule.choose(262143), mg::PeerAlgorithm::kOneShot);
+    EXPECT_EQ(rule.choose(262144), mg::PeerAlgorithm::kTwoShot);
+    EXPECT_EQ(rule.choose(std::uint64_t{1} << 30), mg::PeerAlgorithm::kTwoShot);
+    EXPECT_NE(rule.reason.find("64.0 KiB"), std::string::npos) << rule.reason;
+    EXPECT_NE(rule.reason.find("256.0 KiB"), std::string::npos) << rule.reason;
+}
+
+TEST(SizeRule, OneAlgorithmEverywhereAndNeverOneShotBeyondTheProbes) {
+    const std::vector<mg::SizeProbe> two_wins = {{4096, 0.01, 0.005}, {16384, 0.02, 0.01}};
+    EXPECT_EQ(mg::size_rule_from_probes(two_wins).two_shot_from, 0u);
+    EXPECT_EQ(mg::size_rule_from_probes(two_wins).choose(4), mg::PeerAlgorithm::kTwoShot);
+    const std::vector<mg::SizeProbe> one_wins = {{4096, 0.004, 0.005}, {16384, 0.005, 0.006}};
+    const mg::SizeRule rule = mg::size_rule_from_probes(one_wins);
+    EXPECT_EQ(rule.choose(16384), mg::PeerAlgorithm::kOneShot);
+    EXPECT_EQ(rule.choose(32768), mg::PeerAlgorithm::kTwoShot);  // not measured: not one-shot
+    EXPECT_EQ(mg::size_rule_from_probes({}).choose(4), mg::PeerAlgorithm::kTwoShot);
+}
+
+TEST(SizeRule, ProbesGrowByFourFrom4KiBTo4MiB) {
+    const auto bytes = mg::size_rule_probe_bytes();
+    ASSERT_EQ(bytes.size(), 6u);
+    EXPECT_EQ(bytes.front(), 4096u);
+    EXPECT_EQ(bytes.back(), std::uint64_t{4} << 20);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
@@ -66,7 +67,7 @@ void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
     }
     gpus.synchronize_devices();
     const std::vector<float> expected = mg::allreduce_expected(11, G, n);
-    const auto reducer = stage.make(gpus, n);
+    const auto reducer = mg::make_all_reducer(stage, gpus, n);
     for (int run = 0; run < 2; ++run) {  // twice: state left by the first run must not matter
         reducer->run(send_ptr, recv_ptr);
         gpus.synchronize();
@@ -84,6 +85,85 @@ void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
 }
 
 }  // namespace
+
+namespace {
+
+// The peer-memory stages (made on a team) with a new input before every call and no wait between
+// calls: a rank that ran ahead into the wrong staging half, or read a peer's input before it was
+// final, would return a sum of the wrong inputs. Sizes: one float, 4100 bytes, 1 MiB + 4 bytes.
+void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
+    SCOPED_TRACE(testing::Message() << "stage " << stage.id << ", G " << G << ", n " << n);
+    const mg::GpuSet gpus(first_devices(G));
+    if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
+        GTEST_SKIP() << "no peer access between all GPUs";
+    }
+    constexpr int kCalls = 6;
+    const std::uint64_t seeds[2] = {21, 22};
+    std::vector<ct::DeviceBuffer<float>> send, recv, inputs, results;
+    std::vector<const float*> send_ptr;
+    std::vector<float*> recv_ptr;
+    for (int g = 0; g < G; ++g) {
+        const mg::DeviceGuard guard(g);
+        send.emplace_back(n);
+        recv.emplace_back(n);
+        std::vector<float> both = mg::allreduce_input(seeds[0], g, n);
+        const std::vector<float> second = mg::allreduce_input(seeds[1], g, n);
+        both.insert(both.end(), second.begin(), second.end());
+        inputs.emplace_back(both);
+        results.emplace_back(n * kCalls);
+        send_ptr.push_back(send.back().data());
+        recv_ptr.push_back(recv.back().data());
+    }
+    gpus.synchronize_devices();
+    const auto reducer = mg::make_all_reducer(stage, gpus, n);
+    for (int call = 0; call < kCalls; ++call) {
+        for (int g = 0; g < G; ++g) {
+            const mg::DeviceGuard guard(g);
+            CT_CHECK(cudaMemcpyAsync(send[g].data(), inputs[g].data() + (call % 2) * n,
+                                     n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                     gpus.stream(g)));
+        }
+        reducer->run(send_ptr, recv_ptr);
+        for (int g = 0; g < G; ++g) {
+            const mg::DeviceGuard guard(g);
+            CT_CHECK(cudaMemcpyAsync(results[g].data() + call * n, recv[g].data(),
+                                     n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                     gpus.stream(g)));
+        }
+    }
+    gpus.synchronize();
+    const std::vector<float> expected[2] = {mg::allreduce_expected(seeds[0], G, n),
+                                            mg::allreduce_expected(seeds[1], G, n)};
+    for (int g = 0; g < G; ++g) {
+        const std::vector<float> got = results[g].to_host();
+        for (int call = 0; call < kCalls; ++call) {
+            ASSERT_EQ(std::memcmp(got.data() + call * n, expected[call % 2].data(),
+                                  n * sizeof(float)),
+                      0)
+                << "GPU " << g << ", call " << call;
+        }
+    }
+}
+
+std::vector<std::size_t> odd_peer_sizes() {
+    return {1, 1025, (std::size_t{1} << 18) + 1};  // 4 B, 4100 B, 1 MiB + 4 B
+}
+
+}  // namespace
+
+TEST(MultiGpuAllReduce, PeerStagesBackToBackWithChangingInputs) {
+    CT_REQUIRE_GPUS(1);
+    for (int G = 1; G <= std::min(ct::cuda_device_count(), 2); ++G) {
+        for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
+            if (stage.make_team == nullptr) {
+                continue;
+            }
+            for (std::size_t n : odd_peer_sizes()) {
+                check_back_to_back(G, stage, n);
+            }
+        }
+    }
+}
 
 TEST(MultiGpuAllReduce, EveryStageOnOneGpuCopiesTheInput) {
     CT_REQUIRE_GPUS(1);
@@ -199,10 +279,16 @@ TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     if (!mg::nccl_available()) {
         GTEST_SKIP() << "this build has no NCCL";
     }
-    const std::string args = " --ranks 2 --n 1048579 --sizes 4Ki,4Mi --reps 3 --warmup 1";
+    // Odd sizes (4 B, 4100 B, 1 MiB + 4 B): every stage that runs in one process per GPU (the
+    // peer-memory stages through CUDA IPC, and NCCL) is verified on every rank.
+    const std::string args =
+        " --ranks 2 --n 1048579 --sizes 4,4100,1048580,4Mi --reps 3 --warmup 1";
     const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+    for (const char* name : {"one_shot", "two_shot", "size_rule", "size_rule_graph"}) {
+        EXPECT_NE(result.output.find(name), std::string::npos) << name << "\n" << result.output;
+    }
 }
 
 TEST(MultiGpuRanks, RejectsMoreRanksThanGpusAndSectionOptions) {

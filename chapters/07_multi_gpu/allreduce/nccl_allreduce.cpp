@@ -6,48 +6,49 @@
 #include <memory>
 
 #include "cudatutorial/check.hpp"
-
 #include "multi_gpu.hpp"
 #include "nccl_support.hpp"
+#include "peer_team.hpp"
 
 namespace multi_gpu {
 namespace {
 
-class NcclAllReduce final : public AllReducer {
+class NcclAllReduce final : public TeamAllReducer {
   public:
-    NcclAllReduce(const GpuSet& gpus, std::size_t n) : gpus_(gpus), n_(n), order_(gpus) {
-        gpus.nccl();  // communicators now, outside the timed runs
+    NcclAllReduce(PeerTeam& team, const std::vector<const float*>& send,
+                  const std::vector<float*>& recv, std::size_t n)
+        : team_(team), n_(n), in_(send.begin(), send.end()), out_(recv.begin(), recv.end()) {
+        for (int g = 0; g < team.local_gpus(); ++g) {
+            streams_.push_back(team.stream_of(g));
+        }
+        team.nccl();  // communicators now, outside the timed runs
     }
 
-    void run(const std::vector<const float*>& send,
-             const std::vector<float*>& recv) const override {
-        std::vector<cudaStream_t> streams;
-        std::vector<const void*> in;
-        std::vector<void*> out;
-        for (int g = 0; g < gpus_.size(); ++g) {
-            streams.push_back(gpus_.stream(g));
-            in.push_back(send[g]);
-            out.push_back(recv[g]);
-        }
-        order_.fork();
-        detail::nccl_allreduce(gpus_.nccl(), streams, in, out, n_, detail::NcclType::kFloat,
+    void run() const override {
+        team_.fork();
+        detail::nccl_allreduce(team_.nccl(), streams_, in_, out_, n_, detail::NcclType::kFloat,
                                detail::NcclOp::kSum);
-        order_.join();
+        team_.join();
     }
 
   private:
-    const GpuSet& gpus_;
+    PeerTeam& team_;
     std::size_t n_;
-    ForkJoin order_;
+    std::vector<const void*> in_;
+    std::vector<void*> out_;
+    std::vector<cudaStream_t> streams_;
 };
 
 }  // namespace
 
-std::unique_ptr<AllReducer> make_nccl_allreduce(const GpuSet& gpus, std::size_t n) {
+std::unique_ptr<TeamAllReducer> make_nccl_allreduce(PeerTeam& team,
+                                                    const std::vector<const float*>& send,
+                                                    const std::vector<float*>& recv,
+                                                    std::size_t n) {
     if (!nccl_available()) {
         throw cudatutorial::UsageError("the NCCL baseline needs a build with NCCL");
     }
-    return std::make_unique<NcclAllReduce>(gpus, n);
+    return std::make_unique<NcclAllReduce>(team, send, recv, n);
 }
 
 }  // namespace multi_gpu

@@ -1,6 +1,9 @@
 // The all-reduce stage list: the executable, the tests and the README share it.
+#include <memory>
+
 #include "cudatutorial/check.hpp"
 #include "multi_gpu.hpp"
+#include "peer_team.hpp"
 
 namespace multi_gpu {
 
@@ -10,22 +13,53 @@ const std::vector<AllReduceStage>& allreduce_stages() {
             {{"1", "naive_gather_broadcast",
               "copy every vector to GPU 0, add there, copy the sum back to every GPU"},
              false,
-             make_naive_gather_broadcast},
+             make_naive_gather_broadcast,
+             nullptr},
             {{"2", "ring_memcpy",
-              "a ring: 2(G-1) steps, every GPU sending and receiving at once; each step a peer copy, then an add"},
+              "a ring: 2(G-1) steps, every GPU sending and receiving at once; each step a peer "
+              "copy, then an add"},
              false,
-             make_ring_memcpy},
+             make_ring_memcpy,
+             nullptr},
             {{"3", "ring_peer_kernel",
               "stage 2 with each reduce step one kernel that reads the neighbour's chunk over "
               "the link and adds in the same pass"},
              true,
-             make_ring_peer_kernel},
+             make_ring_peer_kernel,
+             nullptr},
+            {{"4", "one_shot",
+              "one kernel per GPU: push the whole input into every peer's memory, one flag "
+              "barrier, sum locally (latency: one launch, one wait)"},
+             true,
+             nullptr,
+             make_one_shot,
+             kOneShotMaxBytes,
+             "every GPU receives all G - 1 inputs whole and stages two copies of each"},
+            {{"5", "two_shot",
+              "one kernel per GPU: sum my chunk loaded from every peer, store it into every "
+              "peer's output (the ring's traffic, no steps)"},
+             true,
+             nullptr,
+             make_two_shot},
+            {{"6", "size_rule",
+              "one-shot below the size from which two-shot measured faster on these GPUs, "
+              "two-shot above"},
+             true,
+             nullptr,
+             make_size_rule},
+            {{"7", "size_rule_graph",
+              "stage 6 captured once in a CUDA graph: one launch instead of fork, kernels and "
+              "join"},
+             true,
+             nullptr,
+             make_size_rule_graph},
         };
         if (nccl_available()) {
             stages.push_back({{"nccl", "nccl_allreduce",
                                "ncclAllReduce: pipelined slices, its own kernels, topology-aware",
                                Role::kBaseline},
                               false,
+                              nullptr,
                               make_nccl_allreduce});
         }
         return stages;
@@ -35,6 +69,47 @@ const std::vector<AllReduceStage>& allreduce_stages() {
 
 const AllReduceStage* find_allreduce_stage(const std::string& id_or_name) {
     return cudatutorial::find_stage_in(allreduce_stages(), id_or_name);
+}
+
+namespace {
+
+// A team-made stage seen as an AllReducer of one process: made on the first run, when the
+// buffers are known (they are shared with the other GPUs then), and again if they change.
+class OneProcessAllReducer final : public AllReducer {
+  public:
+    OneProcessAllReducer(MakeTeamAllReducer make, const GpuSet& gpus, std::size_t n)
+        : make_(make), team_(gpus), n_(n) {}
+
+    void run(const std::vector<const float*>& send,
+             const std::vector<float*>& recv) const override {
+        if (!made_ || send != send_ || recv != recv_) {
+            made_.reset();
+            made_ = make_(team_, send, recv, n_);
+            send_ = send;
+            recv_ = recv;
+        }
+        made_->run();
+    }
+
+    std::string remark() const override { return made_ ? made_->remark() : std::string(); }
+
+  private:
+    MakeTeamAllReducer make_;
+    mutable OneProcessTeam team_;
+    std::size_t n_;
+    mutable std::unique_ptr<TeamAllReducer> made_;
+    mutable std::vector<const float*> send_;
+    mutable std::vector<float*> recv_;
+};
+
+}  // namespace
+
+std::unique_ptr<AllReducer> make_all_reducer(const AllReduceStage& stage, const GpuSet& gpus,
+                                             std::size_t n) {
+    if (stage.make != nullptr) {
+        return stage.make(gpus, n);
+    }
+    return std::make_unique<OneProcessAllReducer>(stage.make_team, gpus, n);
 }
 
 }  // namespace multi_gpu

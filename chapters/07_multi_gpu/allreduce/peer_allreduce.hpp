@@ -1,0 +1,152 @@
+/// @file peer_allreduce.hpp
+/// @brief The all-reduce stages that work in peer memory with no host in the loop: one-shot
+/// (stage 4) and two-shot (stage 5), the size rule that picks between them (stage 6) and the same
+/// captured in a CUDA graph (stage 7). Each GPU runs one kernel that reads and writes the other
+/// GPUs' memory directly and synchronises with them through flags (flag_protocol.hpp).
+///
+/// One GPU's part (PeerAllReducePart) sees every rank's buffers through a PeerView: in one process
+/// they are the other GPUs' allocations (peer access and unified addressing make them
+/// addressable), in one process per GPU they are the peers' allocations mapped with CUDA IPC
+/// (ranks.cpp). The kernels cannot tell the difference.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "flag_protocol.hpp"
+#include "multi_gpu.hpp"
+#include "peer_team.hpp"
+
+namespace multi_gpu {
+
+/// How a peer-memory all-reduce moves the data.
+enum class PeerAlgorithm {
+    kOneShot,  ///< every rank pushes its whole input to every peer, then sums locally
+    kTwoShot,  ///< reduce-scatter (each rank sums its chunk) then all-gather, in one kernel
+};
+
+/// "one-shot", "two-shot".
+const char* peer_algorithm_name(PeerAlgorithm algorithm);
+
+/// Where one rank's workspace keeps its flag words, its per-block call counters and (one-shot
+/// only) its staging area: two halves x `ranks` slots x `capacity` floats.
+struct PeerWorkspaceLayout {
+    std::size_t counters_offset = 0;  ///< bytes from the start
+    std::size_t staging_offset = 0;   ///< bytes from the start (16-byte aligned)
+    std::size_t capacity = 0;         ///< floats per staging slot (0: no staging)
+    std::size_t bytes = 0;            ///< the whole workspace
+};
+
+/// The workspace of one rank for messages of up to `capacity` floats.
+PeerWorkspaceLayout peer_workspace_layout(PeerAlgorithm algorithm, int ranks,
+                                          std::size_t capacity);
+
+/// Every rank's buffers as one GPU (rank `rank`) addresses them.
+struct PeerView {
+    int rank = 0;                       ///< this GPU's rank
+    int ranks = 1;                      ///< how many take part (at most kMaxPeerRanks)
+    std::vector<const float*> send;     ///< send[p]: rank p's input
+    std::vector<float*> recv;           ///< recv[p]: rank p's output
+    std::vector<void*> workspace;       ///< workspace[p]: rank p's workspace (zeroed when made)
+    std::size_t capacity = 0;           ///< floats the workspaces were laid out for
+};
+
+/// The launch shape of a part: the same on every rank (block b pairs with block b of every peer),
+/// and never more blocks than the GPU runs at once (a block that spins on a flag must not keep
+/// the block it waits for from being scheduled).
+struct PeerLaunch {
+    unsigned blocks = 1;   ///< blocks per GPU
+    unsigned threads = 1;  ///< threads per block
+};
+
+/// The launch shape for n floats over `ranks` GPUs when at most `resident_blocks` blocks of
+/// `threads` threads fit on the GPU at once. One-shot covers all n; two-shot covers the largest
+/// chunk (every rank uses the same shape). Pure arithmetic: CPU-tested.
+PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
+                             unsigned resident_blocks, unsigned threads);
+
+/// One GPU's part of a peer-memory all-reduce. Construct with the rank's GPU current; run()
+/// enqueues one kernel on `stream`. Every rank must run its part the same number of times with
+/// the same n: the flags pair call k of one rank with call k of the others.
+class PeerAllReducePart {
+  public:
+    PeerAllReducePart(PeerAlgorithm algorithm, PeerView view);
+    /// recv[rank][i] = sum over p of send[p][i], i < n (n <= the view's capacity), summed in rank
+    /// order on every rank, so that all ranks hold the same bits.
+    void run(std::size_t n, cudaStream_t stream) const;
+    /// The launch shape it uses for n floats.
+    PeerLaunch launch(std::size_t n) const;
+    /// Its algorithm.
+    PeerAlgorithm algorithm() const { return algorithm_; }
+
+  private:
+    PeerAlgorithm algorithm_;
+    PeerView view_;
+    unsigned resident_blocks_ = 1;
+};
+
+/// How many blocks of `threads` threads of `algorithm`'s kernel fit on the current GPU at once.
+unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads);
+
+/// A peer-memory all-reduce over a team: a zeroed workspace per local GPU, every rank's buffers
+/// shared (peer_team.hpp), one part per local GPU. Construction is collective over the ranks.
+class PeerAllReduce {
+  public:
+    /// `send[local]`/`recv[local]`: this process's buffers for each of its GPUs, each the base of
+    /// a cudaMalloc allocation of at least `capacity` floats.
+    PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm, const std::vector<const float*>& send,
+                  const std::vector<float*>& recv, std::size_t capacity);
+    /// The all-reduce of the first n floats (n <= capacity): after the work queued on the team's
+    /// stream_of(0) so far, and before what is queued there later.
+    void run(std::size_t n) const;
+    /// Its algorithm.
+    PeerAlgorithm algorithm() const { return algorithm_; }
+
+  private:
+    PeerTeam& team_;
+    PeerAlgorithm algorithm_;
+    std::vector<cudatutorial::DeviceBuffer<unsigned char>> workspace_;
+    std::vector<std::shared_ptr<SharedBuffers>> shared_;
+    std::vector<PeerAllReducePart> parts_;
+};
+
+// ---- The size rule (stage 6) ------------------------------------------------------------------
+
+/// One probe of the size rule: both algorithms timed at one message size.
+struct SizeProbe {
+    std::uint64_t bytes = 0;  ///< message size
+    double one_shot_ms = 0;   ///< median time of the one-shot
+    double two_shot_ms = 0;   ///< median time of the two-shot
+};
+
+/// The size rule: messages smaller than `two_shot_from` bytes go one-shot, the others two-shot.
+struct SizeRule {
+    std::uint64_t two_shot_from = 0;  ///< 0: two-shot everywhere
+    std::string reason;               ///< one line: the probes that decided it
+    /// The algorithm for a message of `bytes`.
+    PeerAlgorithm choose(std::uint64_t bytes) const {
+        return bytes < two_shot_from ? PeerAlgorithm::kOneShot : PeerAlgorithm::kTwoShot;
+    }
+};
+
+/// The rule the probes (in increasing size) call for: two-shot from the smallest probed size at
+/// which it is faster and stays faster at every larger probe; with no such size, one-shot up to
+/// the largest probe and two-shot from twice that (one-shot is never used beyond what was
+/// measured). The reason names the probes on each side of the boundary. Pure: CPU-tested.
+SizeRule size_rule_from_probes(const std::vector<SizeProbe>& probes);
+
+/// The message sizes the size rule probes: 4 KiB to 4 MiB by factors of 4.
+std::vector<std::uint64_t> size_rule_probe_bytes();
+
+/// Measures the size rule on `team` (collective): both algorithms at every probe size, timed as
+/// `config` says (its stream is replaced by the team's), the times agreed on by all ranks. Takes
+/// a few hundred milliseconds; the stages cache it per set of GPUs.
+SizeRule measure_size_rule(PeerTeam& team, const cudatutorial::BenchmarkConfig& config);
+
+}  // namespace multi_gpu

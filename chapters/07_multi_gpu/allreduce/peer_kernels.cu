@@ -1,0 +1,266 @@
+// The kernels of the peer-memory all-reduce stages (4 and 5), and the flag barrier they share.
+//
+// The memory-ordering argument, once for both stages. A block publishes what it wrote to peer
+// memory, and learns that the peers have published theirs, like this:
+//   1. every thread of the block does its loads and stores (some of them to peer GPUs);
+//   2. __syncthreads(): the block's accesses are ordered before what any of its threads does next;
+//   3. thread p (p < ranks, p != own rank) stores the call number into peer p's flag for this block
+//      with a system-scope *release*: everything ordered before it (step 2 made that the whole
+//      block's accesses) is visible to whoever sees the flag, on any GPU;
+//   4. the same thread spins on its own flag for peer p with a system-scope *acquire* until it
+//      reads this call's number: peer p's block has passed its step 3, so everything peer p's
+//      block did before is visible here;
+//   5. __syncthreads() again: the whole block may now use what the peers published.
+// Release/acquire (cuda::atomic_ref at thread_scope_system) rather than volatile flags plus
+// __threadfence_system(): the pair says exactly which accesses are ordered, and it orders loads
+// too, which is what makes it safe to overwrite memory a peer has read (a write-after-read across
+// GPUs). Scope matters: a device-scope release would order nothing for a reader on another GPU.
+//
+// Block b of every rank pairs with block b of every other rank, and only ever touches the slice
+// of the vector that block b owns on every rank, so no grid-wide barrier is needed. A block that
+// spins needs its partners to be running: the launch never has more blocks than fit on the GPU at
+// once (peer_resident_blocks), or a waiting block could keep its partner from being scheduled.
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "peer_allreduce.hpp"
+
+namespace multi_gpu {
+namespace {
+
+struct PeerArgs {
+    int rank = 0;
+    int ranks = 1;
+    const float* send[kMaxPeerRanks] = {};
+    float* recv[kMaxPeerRanks] = {};
+    std::uint32_t* flags[kMaxPeerRanks] = {};   // each rank's flag words
+    float* staging[kMaxPeerRanks] = {};         // each rank's staging area (one-shot)
+    std::uint32_t* counters = nullptr;          // this rank's call counter per block
+    std::size_t n = 0;                          // floats to all-reduce
+    std::size_t capacity = 0;                   // floats per staging slot
+    std::size_t chunk_begin = 0;                // two-shot: this rank's chunk [begin, end)
+    std::size_t chunk_end = 0;
+};
+
+using SystemFlag = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
+
+// This block's call number: one more than at its previous call. Kept in device memory, not
+// passed by the host, so that a CUDA graph, which replays the same arguments, still counts.
+__device__ std::uint32_t begin_call(const PeerArgs& a) {
+    __shared__ std::uint32_t seq;
+    if (threadIdx.x == 0) {
+        seq = a.counters[blockIdx.x] + 1;
+    }
+    __syncthreads();
+    return seq;
+}
+
+__device__ void end_call(const PeerArgs& a, std::uint32_t seq) {
+    if (threadIdx.x == 0) {
+        a.counters[blockIdx.x] = seq;
+    }
+}
+
+// Steps 2-5 of the file comment.
+__device__ void peer_barrier(const PeerArgs& a, int point, std::uint32_t seq) {
+    __syncthreads();
+    const int peer = static_cast<int>(threadIdx.x);
+    if (peer < a.ranks && peer != a.rank) {
+        SystemFlag(a.flags[peer][flag_index(point, blockIdx.x, a.rank)])
+            .store(seq, cuda::memory_order_release);
+        const SystemFlag mine(a.flags[a.rank][flag_index(point, blockIdx.x, peer)]);
+        while (!flag_reached(mine.load(cuda::memory_order_acquire), seq)) {
+        }
+    }
+    __syncthreads();
+}
+
+__device__ float4 operator+(float4 x, float4 y) {
+    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+}
+
+// Rank `owner`'s staging slot in which rank `from` leaves its input, in half `half`.
+__device__ float* staging_slot(const PeerArgs& a, int owner, int half, int from) {
+    return a.staging[owner] + (static_cast<std::size_t>(half) * a.ranks + from) * a.capacity;
+}
+
+// Stage 4. Every rank stores its input into its own slot of every peer's staging area (stores
+// over the link are posted: the block does not wait for them to land, only the release does),
+// signals, waits for every peer's signal, and sums the slots it now holds, in rank order.
+// Without the flags a rank would read slots before they arrive; without the two halves, a rank
+// one call ahead would overwrite a slot its peer is still summing (flag_protocol.hpp).
+__global__ void one_shot_kernel(PeerArgs a) {
+    const std::uint32_t seq = begin_call(a);
+    const int half = staging_half(seq);
+    const std::size_t vectors = a.n / 4;
+    const std::size_t tail = a.n % 4;
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    const float* mine = a.send[a.rank];
+    for (std::size_t i = first; i < vectors; i += stride) {
+        const float4 v = reinterpret_cast<const float4*>(mine)[i];
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                reinterpret_cast<float4*>(staging_slot(a, p, half, a.rank))[i] = v;
+            }
+        }
+    }
+    if (first < tail) {  // the last 1-3 floats, one thread each (the same thread on every rank)
+        const std::size_t i = vectors * 4 + first;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                staging_slot(a, p, half, a.rank)[i] = mine[i];
+            }
+        }
+    }
+    peer_barrier(a, 0, seq);
+    const auto source = [&](int p) -> const float* {
+        return p == a.rank ? mine : staging_slot(a, a.rank, half, p);
+    };
+    float* out = a.recv[a.rank];
+    for (std::size_t i = first; i < vectors; i += stride) {
+        float4 sum = reinterpret_cast<const float4*>(source(0))[i];
+        for (int p = 1; p < a.ranks; ++p) {
+            sum = sum + reinterpret_cast<const float4*>(source(p))[i];
+        }
+        reinterpret_cast<float4*>(out)[i] = sum;
+    }
+    if (first < tail) {
+        const std::size_t i = vectors * 4 + first;
+        float sum = source(0)[i];
+        for (int p = 1; p < a.ranks; ++p) {
+            sum += source(p)[i];
+        }
+        out[i] = sum;
+    }
+    end_call(a, seq);
+}
+
+constexpr int kTwoShotUnroll = 4;  // independent 16-byte loads per thread per peer in flight
+
+// Stage 5. After a first barrier (every rank's kernel has started, so every input is final and
+// every output may be written), each rank sums its own chunk over all ranks, loading the peers'
+// inputs over the link (reduce-scatter), and stores the sum into every rank's output (all-gather),
+// in the same pass. A second barrier keeps every rank's kernel running until the peers are done
+// with its memory: when a rank's kernel ends, its output is complete and its input free again.
+__global__ void two_shot_kernel(PeerArgs a) {
+    const std::uint32_t seq = begin_call(a);
+    peer_barrier(a, 0, seq);
+    const std::size_t begin_vector = a.chunk_begin / 4;  // chunks start on multiples of 4 floats
+    const std::size_t vectors = (a.chunk_end - a.chunk_begin) / 4;
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    for (std::size_t base = first; base < vectors; base += stride * kTwoShotUnroll) {
+        float4 sum[kTwoShotUnroll];
+#pragma unroll
+        for (int u = 0; u < kTwoShotUnroll; ++u) {
+            const std::size_t i = base + u * stride;
+            if (i < vectors) {
+                sum[u] = reinterpret_cast<const float4*>(a.send[0])[begin_vector + i];
+            }
+        }
+        for (int p = 1; p < a.ranks; ++p) {
+#pragma unroll
+            for (int u = 0; u < kTwoShotUnroll; ++u) {
+                const std::size_t i = base + u * stride;
+                if (i < vectors) {
+                    sum[u] = sum[u] + reinterpret_cast<const float4*>(a.send[p])[begin_vector + i];
+                }
+            }
+        }
+        for (int p = 0; p < a.ranks; ++p) {
+#pragma unroll
+            for (int u = 0; u < kTwoShotUnroll; ++u) {
+                const std::size_t i = base + u * stride;
+                if (i < vectors) {
+                    reinterpret_cast<float4*>(a.recv[p])[begin_vector + i] = sum[u];
+                }
+            }
+        }
+    }
+    const std::size_t tail = (a.chunk_end - a.chunk_begin) % 4;  // only the last chunk has one
+    if (first < tail) {
+        const std::size_t i = a.chunk_begin + vectors * 4 + first;
+        float sum = a.send[0][i];
+        for (int p = 1; p < a.ranks; ++p) {
+            sum += a.send[p][i];
+        }
+        for (int p = 0; p < a.ranks; ++p) {
+            a.recv[p][i] = sum;
+        }
+    }
+    peer_barrier(a, 1, seq);
+    end_call(a, seq);
+}
+
+constexpr unsigned kPeerThreads = 512;
+
+}  // namespace
+
+unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads) {
+    int device = 0;
+    int sms = 0;
+    int per_sm = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, algorithm == PeerAlgorithm::kOneShot ? one_shot_kernel : two_shot_kernel,
+        static_cast<int>(threads), 0));
+    const long long resident = static_cast<long long>(per_sm) * sms;
+    return static_cast<unsigned>(std::clamp<long long>(resident, 1, kMaxPeerBlocks));
+}
+
+PeerAllReducePart::PeerAllReducePart(PeerAlgorithm algorithm, PeerView view)
+    : algorithm_(algorithm), view_(std::move(view)),
+      resident_blocks_(peer_resident_blocks(algorithm, kPeerThreads)) {
+    if (view_.ranks < 1 || view_.ranks > kMaxPeerRanks) {
+        throw cudatutorial::UsageError("the peer-memory all-reduce takes 1 to " +
+                                       std::to_string(kMaxPeerRanks) + " GPUs");
+    }
+}
+
+PeerLaunch PeerAllReducePart::launch(std::size_t n) const {
+    return peer_launch_shape(algorithm_, n, view_.ranks, resident_blocks_, kPeerThreads);
+}
+
+void PeerAllReducePart::run(std::size_t n, cudaStream_t stream) const {
+    if (n > view_.capacity) {
+        throw std::invalid_argument("PeerAllReducePart::run: n exceeds the buffers' capacity");
+    }
+    if (n == 0) {
+        return;
+    }
+    const PeerWorkspaceLayout layout =
+        peer_workspace_layout(algorithm_, view_.ranks, view_.capacity);
+    PeerArgs a;
+    a.rank = view_.rank;
+    a.ranks = view_.ranks;
+    for (int p = 0; p < view_.ranks; ++p) {
+        char* base = static_cast<char*>(view_.workspace[p]);
+        a.send[p] = view_.send[p];
+        a.recv[p] = view_.recv[p];
+        a.flags[p] = reinterpret_cast<std::uint32_t*>(base);
+        a.staging[p] = layout.capacity ? reinterpret_cast<float*>(base + layout.staging_offset)
+                                       : nullptr;
+    }
+    a.counters = reinterpret_cast<std::uint32_t*>(static_cast<char*>(view_.workspace[view_.rank]) +
+                                                  layout.counters_offset);
+    a.n = n;
+    a.capacity = layout.capacity;
+    const Range chunk = split_range(n, view_.ranks, view_.rank, 4);
+    a.chunk_begin = chunk.begin;
+    a.chunk_end = chunk.end;
+    const PeerLaunch shape = launch(n);
+    if (algorithm_ == PeerAlgorithm::kOneShot) {
+        one_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+    } else {
+        two_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+    }
+    CT_CHECK_LAUNCH();
+}
+
+}  // namespace multi_gpu

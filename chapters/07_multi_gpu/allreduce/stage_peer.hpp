@@ -1,0 +1,39 @@
+/// @file stage_peer.hpp
+/// @brief What stages 4-7 share: a TeamAllReducer around a PeerAllReduce of fixed n, and the
+/// size rule cached per set of GPUs.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "multi_gpu.hpp"
+#include "peer_allreduce.hpp"
+
+namespace multi_gpu {
+
+/// A peer-memory all-reduce of n floats over fixed buffers.
+class PeerTeamAllReducer final : public TeamAllReducer {
+  public:
+    PeerTeamAllReducer(PeerTeam& team, PeerAlgorithm algorithm,
+                       const std::vector<const float*>& send, const std::vector<float*>& recv,
+                       std::size_t n)
+        : all_reduce_(team, algorithm, send, recv, n), n_(n) {}
+    void run() const override { all_reduce_.run(n_); }
+
+  private:
+    PeerAllReduce all_reduce_;
+    std::size_t n_;
+};
+
+/// A PeerTeamAllReducer (collective over the ranks).
+inline std::unique_ptr<PeerTeamAllReducer> make_peer_all_reducer(
+    PeerTeam& team, PeerAlgorithm algorithm, const std::vector<const float*>& send,
+    const std::vector<float*>& recv, std::size_t n) {
+    return std::make_unique<PeerTeamAllReducer>(team, algorithm, send, recv, n);
+}
+
+/// The size rule of `team`'s GPUs, measured at the first call (collective) and cached.
+SizeRule size_rule_for(PeerTeam& team);
+
+}  // namespace multi_gpu

@@ -1,0 +1,40 @@
+// The all-reduce rows: what both modes (sections.cpp, ranks.cpp) put in their tables.
+#include "allreduce_table.hpp"
+
+#include "cudatutorial/device_info.hpp"
+
+namespace ct = cudatutorial;
+
+namespace multi_gpu {
+
+void prepare_allreduce_table(ct::ResultTable& table) {
+    table.set_group_column("size");
+    table.set_baseline("nccl", "NCCL");
+}
+
+std::string size_group(std::uint64_t bytes) {
+    return ct::format_bytes(static_cast<double>(bytes));
+}
+
+ct::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
+                            const ct::Measurement& measurement, int gpus, double link_gbs) {
+    ct::ResultRow row = ct::make_row(stage.id, stage.name, measurement, static_cast<double>(bytes));
+    ct::apply_stage(stage, row);
+    row.group = size_group(bytes);
+    const double algbw =
+        algorithm_bandwidth_gbs(static_cast<double>(bytes), measurement.stats.median_ms);
+    const double busbw = allreduce_bus_bandwidth_gbs(algbw, gpus);
+    if (gpus > 1) {
+        row.with("busbw GB/s", busbw, 1);
+    } else {
+        row.with("busbw GB/s", "-");
+    }
+    if (gpus > 1 && link_gbs > 0) {
+        row.with("% of link", 100 * busbw / link_gbs, 1);
+    } else {
+        row.with("% of link", "-");
+    }
+    return row;
+}
+
+}  // namespace multi_gpu

@@ -1,0 +1,28 @@
+/// @file allreduce_table.hpp
+/// @brief The all-reduce table, the same in one process and in one process per GPU: one group of
+/// rows per message size, x prev and x NCCL within the size, bus bandwidth (and % of the measured
+/// link) as numeric columns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/report.hpp"
+#include "multi_gpu.hpp"
+
+namespace multi_gpu {
+
+/// Groups `table` by message size ("size") and compares every row with NCCL's row of its size.
+void prepare_allreduce_table(cudatutorial::ResultTable& table);
+
+/// The row of `stage` at `bytes` over `gpus` GPUs: id and flags from the stage, grouped by size,
+/// busbw GB/s, and % of `link_gbs` when it is known (> 0).
+cudatutorial::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
+                                      const cudatutorial::Measurement& measurement, int gpus,
+                                      double link_gbs);
+
+/// The size group's label: "1 KiB", "1 GiB".
+std::string size_group(std::uint64_t bytes);
+
+}  // namespace multi_gpu
