@@ -24,13 +24,16 @@ std::string describe_variant(int variant) {
     const VectorizedVariant& v = kVectorizedVariants[variant];
     return std::to_string(v.loads) + " x int4 " +
            (v.policy == LoadPolicy::kPrefetchL2 ? "L2::256B" : "plain") + " " +
-           (v.layout == Layout::kBlockTiles ? "tiles" : "segments");
+           (v.layout == Layout::kBlockTiles      ? "tiles"
+            : v.layout == Layout::kBlockSegments ? "segments"
+                                                 : "one-shot");
 }
 
 void unsupported_variant(const char* stage, int variant) {
-    throw std::invalid_argument(std::string("stage ") + stage + " has no candidate " +
-                                std::to_string(variant) + " (0 to " +
-                                std::to_string(kVectorizedVariantCount - 1) + ")");
+    throw std::invalid_argument(
+        std::string("stage ") + stage + " has no candidate " + std::to_string(variant) +
+        (is_one_shot(variant) ? " (" + describe_variant(variant) + ": single_pass_atomic only)"
+                              : " (0 to " + std::to_string(kVectorizedVariantCount - 1) + ")"));
 }
 
 }  // namespace detail
@@ -53,9 +56,15 @@ std::string kib(double bytes) {
     return fixed(bytes / 1024.0, 1) + " KiB";
 }
 
+/// What a tuning pass chose: for stages 10 and 11, and for stage 12 (one-shot candidates too).
+struct TunedChoices {
+    VectorizedChoice persistent;
+    VectorizedChoice any;
+};
+
 /// The choices tune_vectorized() made in this process, per (device, (block, tuning size)).
-cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, VectorizedChoice>& tuned_choices() {
-    static cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, VectorizedChoice> cache;
+cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, TunedChoices>& tuned_choices() {
+    static cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, TunedChoices> cache;
     return cache;
 }
 
@@ -137,17 +146,24 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
     int reference = 0;
     for (int v = 0; v < kVectorizedVariantCount; ++v) {
         const int resident = detail::single_pass_atomic_blocks_per_sm(block, v);
+        const bool one_shot = detail::is_one_shot(v);
         for (const int divisor : {1, 2}) {
-            if (resident < divisor) {
-                continue;
+            if (resident < divisor || (one_shot && divisor > 1)) {
+                continue;  // a one-shot grid is the input's size, whatever the occupancy
             }
-            const std::size_t grid = config::grid_stride_blocks(
-                result.tuned_n, block, 16, figures.sm_count, resident / divisor);
+            const std::size_t grid =
+                one_shot
+                    ? config::one_shot_blocks(result.tuned_n, block, kVectorizedVariants[v].loads)
+                    : config::grid_stride_blocks(result.tuned_n, block, 16, figures.sm_count,
+                                                 resident / divisor);
+            if (grid > static_cast<std::size_t>(INT_MAX)) {
+                continue;  // a one-shot grid too large for a launch (not at tuning_size())
+            }
             detail::KernelArgs args;
             args.in = d_in;
             args.out = d_sum.data();
             args.n = result.tuned_n;
-            args.grid = static_cast<unsigned int>(std::min<std::size_t>(grid, INT_MAX));
+            args.grid = static_cast<unsigned int>(grid);
             args.block = block;
             args.variant = v;
             detail::launch_single_pass_atomic(args);
@@ -177,8 +193,11 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
         [](const TunedCandidate& a, const TunedCandidate& b) { return a.median_ms < b.median_ms; });
     const TunedCandidate& best = result.candidates.front();
     const TunedCandidate& slowest = result.candidates.back();
-    result.choice.variant = best.variant;
-    result.choice.occupancy_divisor = best.occupancy_divisor;
+    const TunedCandidate& persistent =
+        *std::find_if(result.candidates.begin(), result.candidates.end(),
+                      [](const TunedCandidate& c) { return !detail::is_one_shot(c.variant); });
+    result.choice.variant = persistent.variant;
+    result.choice.occupancy_divisor = persistent.occupancy_divisor;
     result.choice.tuned = true;
     double derived_ms = 0;
     for (const TunedCandidate& c : result.candidates) {
@@ -186,25 +205,39 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
             derived_ms = c.median_ms;
         }
     }
-    result.choice.why =
-        "tuned: fastest of " + std::to_string(result.candidates.size()) + " candidates at N " +
-        std::to_string(result.tuned_n) + " (stage 12's kernel, median of " +
-        std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) + " ms; slowest " +
-        fixed(slowest.median_ms, 4) + " ms; the derived choice (" +
+    const std::string measured = "tuned: fastest of " + std::to_string(result.candidates.size()) +
+                                 " candidates at N " + std::to_string(result.tuned_n) +
+                                 " (stage 12's kernel, median of " +
+                                 std::to_string(config.repetitions) + ")";
+    const std::string rest =
+        "slowest " + fixed(slowest.median_ms, 4) + " ms; the derived choice (" +
         candidate_label(result.derived.variant, 1) + ") " + fixed(derived_ms, 4) + " ms";
+    result.choice.why = measured + ", " + fixed(best.median_ms, 4) + " ms; " + rest;
+    result.single_pass_atomic_choice = result.choice;
+    if (detail::is_one_shot(best.variant)) {
+        result.single_pass_atomic_choice.variant = best.variant;
+        result.single_pass_atomic_choice.occupancy_divisor = 1;
+        result.single_pass_atomic_choice.why =
+            measured + ": the one-shot " + candidate_label(best.variant, 1) + " (grid " +
+            std::to_string(best.grid) + ") " + fixed(best.median_ms, 4) +
+            " ms, run by stage 12; stages 10-11 run the fastest persistent one, " +
+            candidate_label(persistent.variant, persistent.occupancy_divisor) + ", " +
+            fixed(persistent.median_ms, 4) + " ms; " + rest;
+    }
     for (const TunedCandidate& c : result.candidates) {
         result.table += (result.table.empty() ? "" : "; ") +
                         candidate_label(c.variant, c.occupancy_divisor) + " (grid " +
                         std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
     }
-    tuned_choices().store(device, {block, result.tuned_n}, result.choice);
+    tuned_choices().store(device, {block, result.tuned_n},
+                          {result.choice, result.single_pass_atomic_choice});
     return result;
 }
 
-VectorizedChoice vectorized_choice(std::size_t n, int block) {
+VectorizedChoice vectorized_choice(std::size_t n, int block, bool one_shot_allowed) {
     const int device = cudatutorial::tuning::current_device();
     if (const auto tuned = tuned_choices().find(device, {block, tuning_size(n)})) {
-        return *tuned;
+        return one_shot_allowed ? tuned->any : tuned->persistent;
     }
     return derive_vectorized_choice(cudatutorial::tuning::device_figures(device), block,
                                     detail::single_pass_atomic_blocks_per_sm(block, 1));

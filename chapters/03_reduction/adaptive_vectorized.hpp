@@ -8,6 +8,11 @@
 //  (b) tune_vectorized(): a tuning pass of a few milliseconds on the program's own input (every
 //      candidate x two occupancies, median of a few runs each), cached per (device, block, size);
 //      the executable runs it before its table and prints what it chose and why.
+// Stage 12 has more candidates than stages 10 and 11: one-shot grids (Layout::kOneShot), one
+// block per tile of the input and no loop, which only a stage that combines its blocks with
+// atomics can afford (stage 10 would sum one partial per tile in its second pass, stage 11 in
+// its last block). The tuning pass times them beside the persistent ones, and stage 12 runs a
+// one-shot candidate only where one measured fastest.
 // What to look for: the choice and the candidates' times in the run's header, and whether the
 // derived choice agrees with the measured one (on an H100 and an H200 it need not).
 #pragma once
@@ -35,7 +40,9 @@ enum class LoadPolicy : int {
 ///    memory together, one window of G tiles at a time.
 ///  - kBlockSegments: block b owns one contiguous run of about 1/G of the vectors and walks it in
 ///    tiles of L*B (CUB's "even share"): G separate streams through memory, each in order.
-enum class Layout : int { kBlockTiles = 1, kBlockSegments = 3 };
+///  - kOneShot: block b reads tile b and nothing else; the grid has one block per tile
+///    (config::one_shot_blocks()), so there is no loop at all. Stage 12 only.
+enum class Layout : int { kBlockTiles = 1, kBlockSegments = 3, kOneShot = 4 };
 
 /// One compiled candidate of stages 10-12.
 struct VectorizedVariant {
@@ -44,8 +51,8 @@ struct VectorizedVariant {
     Layout layout;      ///< which vectors a block reads
 };
 
-/// The candidates (each is instantiated for every block size of stages 10-12). Index 1 is the
-/// H100 sweep's old fixed choice.
+/// The candidates (each is instantiated for every block size of stages 10-12; the one-shot ones
+/// for stage 12 only). Index 1 is the H100 sweep's old fixed choice.
 inline constexpr VectorizedVariant kVectorizedVariants[] = {
     {2, LoadPolicy::kPrefetchL2, Layout::kBlockTiles},
     {4, LoadPolicy::kPrefetchL2, Layout::kBlockTiles},
@@ -53,11 +60,21 @@ inline constexpr VectorizedVariant kVectorizedVariants[] = {
     {4, LoadPolicy::kPlain, Layout::kBlockTiles},
     {4, LoadPolicy::kPlain, Layout::kBlockSegments},
     {8, LoadPolicy::kPrefetchL2, Layout::kBlockSegments},
+    {4, LoadPolicy::kPlain, Layout::kOneShot},
+    {8, LoadPolicy::kPlain, Layout::kOneShot},
+    {4, LoadPolicy::kPrefetchL2, Layout::kOneShot},
+    {8, LoadPolicy::kPrefetchL2, Layout::kOneShot},
 };
 inline constexpr int kVectorizedVariantCount =
     static_cast<int>(sizeof(kVectorizedVariants) / sizeof(kVectorizedVariants[0]));
 
-/// "4 x int4 L2::256B tiles"
+/// Whether candidate `variant` is a one-shot grid (stage 12 only); false for an unknown index.
+constexpr bool is_one_shot(int variant) {
+    return variant >= 0 && variant < kVectorizedVariantCount &&
+           kVectorizedVariants[variant].layout == Layout::kOneShot;
+}
+
+/// "4 x int4 L2::256B tiles", "8 x int4 plain one-shot"
 std::string describe_variant(int variant);
 
 }  // namespace reduction::detail
@@ -99,7 +116,10 @@ struct TunedCandidate {
 
 /// What tune_vectorized() measured and chose.
 struct TuningResult {
-    VectorizedChoice choice;
+    VectorizedChoice choice;  ///< stages 10 and 11: the fastest persistent (grid-stride) candidate
+    /// Stage 12: the fastest candidate of all, one-shot ones included (equal to `choice` unless a
+    /// one-shot candidate measured faster; its `why` then names it).
+    VectorizedChoice single_pass_atomic_choice;
     VectorizedChoice derived;                ///< what (a) would have chosen
     std::size_t tuned_n = 0;                 ///< elements the pass timed (a prefix of the input)
     std::vector<TunedCandidate> candidates;  ///< every timed candidate, fastest first
@@ -111,14 +131,16 @@ struct TuningResult {
 std::size_t tuning_size(std::size_t n);
 
 /// (b) Times every candidate (stage 12's kernel: one launch, one atomic per block) on
-/// d_in[0, tuning_size(n)) on the current device, `repetitions` runs each (median), checks
-/// that every candidate computes the same sum (throws std::runtime_error if not), and caches the
-/// fastest for (device, block, tuning_size(n)). Takes a few milliseconds at 2^25-2^27.
+/// d_in[0, tuning_size(n)) on the current device, `repetitions` runs each (median): the
+/// persistent candidates at two occupancies, the one-shot ones with their one grid. Checks that
+/// every candidate computes the same sum (throws std::runtime_error if not) and caches both
+/// choices for (device, block, tuning_size(n)). Takes a few milliseconds at 2^25-2^27.
 TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repetitions = 7);
 
 /// The choice for (current device, block, n): the cached tuning result when tune_vectorized()
 /// ran for this device, block and tuning_size(n); else derive_vectorized_choice() with the
-/// device's figures.
-VectorizedChoice vectorized_choice(std::size_t n, int block);
+/// device's figures (never one-shot). `one_shot_allowed` (stage 12): the fastest of all
+/// candidates, else the fastest persistent one.
+VectorizedChoice vectorized_choice(std::size_t n, int block, bool one_shot_allowed = false);
 
 }  // namespace reduction::adaptive

@@ -250,6 +250,10 @@ std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread
     return std::min(resident, blocks_to_cover(n, block, elements_per_thread));
 }
 
+std::size_t one_shot_blocks(std::size_t n, int block, int loads) {
+    return blocks_to_cover(n, block, 4 * loads);  // 4 ints per int4
+}
+
 VectorSplit split_for_vectors(std::uintptr_t address, std::size_t n) {
     const detail::VectorSplitParts p = detail::split_vectors(address, n);
     return {p.head, p.vectors, p.tail};
@@ -390,7 +394,8 @@ Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
     CT_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
     int blocks_per_sm = r.stage->blocks_per_sm ? r.stage->blocks_per_sm(block_size) : 0;
     if (r.stage->variant_blocks_per_sm) {
-        const adaptive::VectorizedChoice choice = adaptive::vectorized_choice(n, block_size);
+        const adaptive::VectorizedChoice choice =
+            adaptive::vectorized_choice(n, block_size, r.stage->combine == Combine::kAtomic);
         r.variant = choice.variant;
         const int resident = r.stage->variant_blocks_per_sm(block_size, choice.variant);
         blocks_per_sm = resident >= 1 ? std::max(1, resident / choice.occupancy_divisor) : 0;
@@ -401,6 +406,11 @@ Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
                                           std::to_string(block_size) + " threads resident");
     }
     r.passes = config::plan_passes(stage_id, n, block_size, sm_count, blocks_per_sm);
+    if (detail::is_one_shot(r.variant)) {  // stage 12 only: one block per tile, no loop
+        r.passes[0].grid = checked_grid(
+            config::one_shot_blocks(n, block_size, detail::kVectorizedVariants[r.variant].loads),
+            stage_id);
+    }
 
     switch (r.stage->combine) {
         case Combine::kCub:

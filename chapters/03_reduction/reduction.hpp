@@ -117,6 +117,11 @@ std::size_t warp_sums_shared_bytes(int block, int warp_size = 32);
 std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread, int sm_count,
                                int blocks_per_sm);
 
+/// Grid of stage 12's one-shot candidates (adaptive_vectorized.hpp): one block per tile of
+/// `loads` int4 per thread, enough to cover n ints without a loop (at least 1). Covers the int4
+/// body of n ints at any alignment (the scalar head and tail take no tile).
+std::size_t one_shot_blocks(std::size_t n, int block, int loads);
+
 /// The launches Reducer makes for stage `stage_id` over n elements with `block` threads, on a
 /// GPU with `sm_count` SMs where the stage's kernel keeps `blocks_per_sm` blocks resident (used
 /// by the grid-stride stages only). Pure arithmetic: no device is touched. Throws like
@@ -125,7 +130,8 @@ std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread
 ///    partial sums until one value is left (2^25 ints, block 256, stage 1: 131072 -> 512 -> 2 ->
 ///    1);
 ///  - stages 7-10: grid = grid_stride_blocks(); a second pass of one block sums the partials;
-///  - stages 11-12: one pass; CUB: one entry with grid 0 (its launches are its own).
+///  - stages 11-12: one pass (the Reducer replaces stage 12's grid with one_shot_blocks() when
+///    it runs a one-shot candidate); CUB: one entry with grid 0 (its launches are its own).
 std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int block, int sm_count,
                               int blocks_per_sm);
 

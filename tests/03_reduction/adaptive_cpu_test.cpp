@@ -93,6 +93,29 @@ TEST(ReductionAdaptive, CandidatesAreDistinctAndSupported) {
     EXPECT_EQ(kVectorizedVariants[1].layout, Layout::kBlockTiles);
 }
 
+TEST(ReductionAdaptive, OneShotCandidatesAreStage12sAndNeverDerived) {
+    int one_shot = 0;
+    for (int v = 0; v < kVectorizedVariantCount; ++v) {
+        const bool expected = kVectorizedVariants[v].layout == Layout::kOneShot;
+        EXPECT_EQ(reduction::detail::is_one_shot(v), expected) << v;
+        EXPECT_EQ(reduction::detail::describe_variant(v).find("one-shot") != std::string::npos,
+                  expected)
+            << reduction::detail::describe_variant(v);
+        one_shot += expected;
+    }
+    EXPECT_GE(one_shot, 2);  // 4 and 8 int4 per thread at least
+    EXPECT_FALSE(reduction::detail::is_one_shot(-1));
+    EXPECT_FALSE(reduction::detail::is_one_shot(kVectorizedVariantCount));
+    // The derivation picks among the persistent block tiles only: a one-shot grid has no
+    // occupancy to reason about, only the tuning pass can say whether it is faster.
+    for (const DeviceFigures& d : {h100(), h200(), figures(7, 5, 40, 448.0, 1024)}) {
+        for (const int resident : {1, 3, 8}) {
+            const auto c = reduction::adaptive::derive_vectorized_choice(d, 256, resident);
+            EXPECT_FALSE(reduction::detail::is_one_shot(c.variant));
+        }
+    }
+}
+
 TEST(ReductionAdaptive, TuningSizeIsTheInputUpTo2To27) {
     EXPECT_EQ(reduction::adaptive::tuning_size(1), 1u);
     EXPECT_EQ(reduction::adaptive::tuning_size(std::size_t{1} << 25), std::size_t{1} << 25);

@@ -1,8 +1,9 @@
 // GPU tests of the adaptive stages 10-12 (adaptive_vectorized.hpp): EVERY compiled candidate of
 // every stage against the CPU reference, not only the one a run chooses - edge sizes, every
 // block size, grids smaller than planned (one block walks many tiles; a segment ends in a
-// partial tile), inputs that are not 16-byte aligned, adversarial values - then the tuning pass
-// and that a Reducer built after it runs the tuned candidate. Skipped without a GPU.
+// partial tile), inputs that are not 16-byte aligned, adversarial values; stage 12's one-shot
+// candidates forced at awkward sizes (and past 2^31 elements with CT_LARGE_TESTS=1) - then the
+// tuning pass and that a Reducer built after it runs the tuned candidate. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -17,6 +18,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
+#include "large_input.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
 
@@ -111,6 +113,9 @@ TEST(ReductionAdaptiveGpu, EveryCandidateOfEveryStageMatchesTheReference) {
                 const int expected = reduction::reference_sum(host.data() + offset, n);
                 for (const char* stage : {"10", "11", "12"}) {
                     for (int v = 0; v < rd::kVectorizedVariantCount; ++v) {
+                        if (rd::is_one_shot(v)) {
+                            continue;  // needs its own grid: OneShotCandidates... below
+                        }
                         for (const int block : blocks()) {
                             const int resident = resident_blocks(stage, block, v);
                             ASSERT_GE(resident, 1) << "stage " << stage << " candidate " << v;
@@ -136,6 +141,121 @@ TEST(ReductionAdaptiveGpu, EveryCandidateOfEveryStageMatchesTheReference) {
         }
     }
     std::printf("checked %d (stage, candidate, n, offset, block, grid, pattern) cases\n", checked);
+}
+
+// Stage 12's one-shot candidates, forced (not chosen by the tuning pass, so a wrong one fails
+// even where it is never the fastest): one block per tile and no loop, so every size must land
+// exactly - n not a multiple of 4 (the scalar tail), every misaligned start (the scalar head),
+// tiles that end mid-warp, and a grid with more blocks than tiles.
+std::vector<std::size_t> one_shot_sizes() {
+    if (sanitizing()) {
+        return {1, 33, 1025, (1u << 16) + 1};
+    }
+    std::vector<std::size_t> n = {1, 2, 3, 4, 5, 7, 31, 32, 33, 1023, 1024, 1025};
+    for (const int k : {11, 12, 13, 16, 20, 22}) {
+        for (const std::size_t delta : {std::size_t{0}, std::size_t{1}}) {
+            n.push_back((std::size_t{1} << k) - delta);
+            n.push_back((std::size_t{1} << k) + 1 + delta);  // 2^k + 1, 2^k + 2
+        }
+    }
+    return n;
+}
+
+TEST(ReductionAdaptiveGpu, OneShotCandidatesMatchTheReferenceAtEverySize) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    Workspace w;
+    int checked = 0;
+    for (const Pattern pattern : {Pattern::kRandom, Pattern::kExtremes}) {
+        for (const std::size_t n : one_shot_sizes()) {
+            // Three ints more than n: offsets 0..3 give every 16-byte misalignment of the start;
+            // the sum of in[offset, offset + n) must not include the ints after it.
+            const std::vector<int> host = reduction::make_input(pattern, n + 3, 91 + n);
+            const ct::DeviceBuffer<int> d_in(host);
+            for (std::size_t offset = 0; offset < 4; ++offset) {
+                const int expected = reduction::reference_sum(host.data() + offset, n);
+                for (int v = 0; v < rd::kVectorizedVariantCount; ++v) {
+                    if (!rd::is_one_shot(v)) {
+                        continue;
+                    }
+                    for (const int block : blocks()) {
+                        const auto grid =
+                            static_cast<unsigned int>(reduction::config::one_shot_blocks(
+                                n, block, rd::kVectorizedVariants[v].loads));
+                        for (const unsigned int g : {grid, grid + 3}) {
+                            SCOPED_TRACE(rd::describe_variant(v) + ", n " + std::to_string(n) +
+                                         ", offset " + std::to_string(offset) + ", block " +
+                                         std::to_string(block) + ", grid " + std::to_string(g) +
+                                         ", " + reduction::pattern_name(pattern));
+                            ASSERT_EQ(run_candidate("12", v, d_in.data() + offset, n, block, g, w),
+                                      expected);
+                            ++checked;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    std::printf("checked %d one-shot (candidate, n, offset, block, grid, pattern) cases\n",
+                checked);
+}
+
+TEST(ReductionAdaptiveGpu, OneShotCandidatesNeedABlockPerTileAndStage12) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    Workspace w;
+    const std::size_t n = 1u << 16;
+    const ct::DeviceBuffer<int> d_in(std::vector<int>(n, 1));
+    for (int v = 0; v < rd::kVectorizedVariantCount; ++v) {
+        if (!rd::is_one_shot(v)) {
+            continue;
+        }
+        const auto grid = static_cast<unsigned int>(
+            reduction::config::one_shot_blocks(n, 256, rd::kVectorizedVariants[v].loads));
+        EXPECT_EQ(run_candidate("12", v, d_in.data(), n, 256, grid, w), static_cast<int>(n));
+        // One block short would leave a tile unread: refused before any launch.
+        EXPECT_THROW(run_candidate("12", v, d_in.data(), n, 256, grid - 1, w),
+                     std::invalid_argument)
+            << rd::describe_variant(v);
+        // Stages 10 and 11 would have to sum one partial per tile: not compiled for them.
+        for (const char* stage : {"10", "11"}) {
+            EXPECT_THROW(run_candidate(stage, v, d_in.data(), n, 256, grid, w),
+                         std::invalid_argument)
+                << stage;
+            EXPECT_THROW(resident_blocks(stage, 256, v), std::invalid_argument) << stage;
+        }
+    }
+}
+
+// Opt-in (CT_LARGE_TESTS=1; 8 GiB of device memory, 8 GiB of host memory): the one-shot
+// candidates past 2^31 elements, where a 32-bit element or vector index would wrap, at an aligned
+// and a misaligned start (the latter with a scalar head and a tail).
+TEST(ReductionAdaptiveGpuLarge, OneShotCandidatesPast2To31Elements) {
+    CT_REQUIRE_GPU();
+    const std::string skip = reduction_test::large_input_skip_reason(std::size_t{256} << 20);
+    if (!skip.empty()) {
+        GTEST_SKIP() << skip;
+    }
+    ct::select_device(0);
+    const std::size_t n = reduction_test::kLargeN;
+    const reduction_test::LargeInput input = reduction_test::make_large_input(33);
+    Workspace w;
+    for (int v = 0; v < rd::kVectorizedVariantCount; ++v) {
+        if (!rd::is_one_shot(v)) {
+            continue;
+        }
+        for (const int block : {64, 256, 1024}) {
+            for (const std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+                const std::size_t count = n - 2 * offset;
+                const auto grid = static_cast<unsigned int>(reduction::config::one_shot_blocks(
+                    count, block, rd::kVectorizedVariants[v].loads));
+                SCOPED_TRACE(rd::describe_variant(v) + ", block " + std::to_string(block) +
+                             ", offset " + std::to_string(offset));
+                EXPECT_EQ(run_candidate("12", v, input.d_in.data() + offset, count, block, grid, w),
+                          offset == 0 ? input.expected : input.expected_inner);
+            }
+        }
+    }
 }
 
 TEST(ReductionAdaptiveGpu, AnUnknownCandidateIsRejected) {
@@ -174,7 +294,24 @@ TEST(ReductionAdaptiveGpu, TheTuningPassChoosesAndTheReducerRunsItsChoice) {
                        [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; }));
     EXPECT_GT(result.candidates.front().median_ms, 0.0);
     EXPECT_TRUE(result.choice.tuned);
-    EXPECT_EQ(result.choice.variant, result.candidates.front().variant);
+    // Stages 10-11: the fastest persistent candidate; stage 12: the fastest of all, whose reason
+    // names the one-shot candidate when one wins.
+    const auto first_persistent =
+        std::find_if(result.candidates.begin(), result.candidates.end(),
+                     [](const auto& c) { return !rd::is_one_shot(c.variant); });
+    ASSERT_NE(first_persistent, result.candidates.end());
+    EXPECT_EQ(result.choice.variant, first_persistent->variant);
+    const auto& atomic = result.single_pass_atomic_choice;
+    EXPECT_EQ(atomic.variant, result.candidates.front().variant);
+    EXPECT_TRUE(std::any_of(result.candidates.begin(), result.candidates.end(),
+                            [](const auto& c) { return rd::is_one_shot(c.variant); }));
+    if (rd::is_one_shot(atomic.variant)) {
+        EXPECT_NE(atomic.why.find("one-shot " + rd::describe_variant(atomic.variant)),
+                  std::string::npos)
+            << atomic.why;
+    } else {
+        EXPECT_EQ(atomic.why, result.choice.why);
+    }
     EXPECT_EQ(result.tuned_n, n);
     EXPECT_NE(result.choice.why.find("tuned"), std::string::npos);
 
@@ -182,11 +319,18 @@ TEST(ReductionAdaptiveGpu, TheTuningPassChoosesAndTheReducerRunsItsChoice) {
     EXPECT_TRUE(cached.tuned);
     EXPECT_EQ(cached.variant, result.choice.variant);
     EXPECT_EQ(cached.occupancy_divisor, result.choice.occupancy_divisor);
+    EXPECT_EQ(reduction::adaptive::vectorized_choice(n, 512, true).variant, atomic.variant);
     // Another block size was not tuned: derived.
     EXPECT_FALSE(reduction::adaptive::vectorized_choice(n, 128).tuned);
 
     for (const char* stage : {"10", "11", "12"}) {
         const reduction::Reducer reducer(stage, n, 512);
+        const bool one_shot = std::string(stage) == "12" && rd::is_one_shot(atomic.variant);
+        EXPECT_EQ(reducer.passes()[0].grid,
+                  one_shot ? reduction::config::one_shot_blocks(
+                                 n, 512, rd::kVectorizedVariants[atomic.variant].loads)
+                           : reducer.passes()[0].grid)
+            << stage;
         d_sum.fill_bytes(0xff);
         reducer.run(d_in.data(), d_sum.data(), nullptr);
         CT_CHECK(cudaDeviceSynchronize());

@@ -19,6 +19,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
+#include "large_input.hpp"
 #include "reduction.hpp"
 #include "stages/stage_launchers.hpp"
 
@@ -175,31 +176,16 @@ TEST(ReductionGpu, GridStrideStagesFillTheDevice) {
 // element lost or read twice changes the sum.
 TEST(ReductionGpuLarge, MoreThan2To31Elements) {
     CT_REQUIRE_GPU();
-    const char* enabled = std::getenv("CT_LARGE_TESTS");
-    if (enabled == nullptr || std::string(enabled) != "1") {
-        GTEST_SKIP() << "needs 8 GiB of device memory: run with CT_LARGE_TESTS=1 to enable";
-    }
-    if (sanitizing()) {
-        GTEST_SKIP() << "8 GiB under compute-sanitizer would take far too long";
+    const std::string skip = reduction_test::large_input_skip_reason(std::size_t{512} << 20);
+    if (!skip.empty()) {
+        GTEST_SKIP() << skip;
     }
     ct::select_device(0);
-    const std::size_t n = (std::size_t{1} << 31) + 5;
-    const std::size_t needed = n * sizeof(int) + (std::size_t{512} << 20);  // + workspaces
-    if (ct::free_device_memory() < needed) {
-        GTEST_SKIP() << "needs " << ct::format_bytes(static_cast<double>(needed))
-                     << " of free device memory, "
-                     << ct::format_bytes(static_cast<double>(ct::free_device_memory())) << " free";
-    }
-    std::vector<int> host = reduction::make_input(Pattern::kRandom, n, 31);
-    const int expected = reduction::reference_sum(host);
-    // The same data without its first and last element (a pointer 4 bytes past a 16-byte
-    // boundary: stage 10's scalar head), by modular arithmetic instead of a second 8 GiB pass.
-    const int expected_inner = static_cast<int>(static_cast<std::uint32_t>(expected) -
-                                                static_cast<std::uint32_t>(host.front()) -
-                                                static_cast<std::uint32_t>(host.back()));
-    const ct::DeviceBuffer<int> d_in(host);
-    host.clear();
-    host.shrink_to_fit();
+    const std::size_t n = reduction_test::kLargeN;
+    const reduction_test::LargeInput input = reduction_test::make_large_input(31);
+    const int expected = input.expected;
+    const int expected_inner = input.expected_inner;
+    const ct::DeviceBuffer<int>& d_in = input.d_in;
     ct::DeviceBuffer<int> d_sum(1);
     for (const char* id : {"1", "7", "10", reduction::kCubStageId}) {
         for (int block : {64, 256, 1024}) {

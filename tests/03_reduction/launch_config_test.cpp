@@ -59,6 +59,32 @@ TEST(ReductionLaunchConfig, VectorSplitCoversEveryElementOnce) {
     EXPECT_EQ(cfg::split_for_vectors(0x1004, 2).vectors, 0u);
 }
 
+TEST(ReductionLaunchConfig, OneShotGridsCoverTheInputWithOneBlockPerTile) {
+    // 2^30 ints, 256 threads x 4 int4 (16 ints) per thread: 4096 ints per block.
+    EXPECT_EQ(cfg::one_shot_blocks(std::size_t{1} << 30, 256, 4), 262144u);
+    EXPECT_EQ(cfg::one_shot_blocks(std::size_t{1} << 30, 256, 8), 131072u);
+    EXPECT_EQ(cfg::one_shot_blocks(1, 1024, 8), 1u);
+    EXPECT_EQ(cfg::one_shot_blocks(4097, 32, 4), 9u);
+    // Past 2^31 ints the count is a 64-bit size; 2^40 ints at block 32 need more blocks than a
+    // grid holds (the Reducer refuses that, like any grid over 2^31 - 1).
+    EXPECT_EQ(cfg::one_shot_blocks((std::size_t{1} << 31) + 5, 256, 4), 524289u);
+    EXPECT_EQ(cfg::one_shot_blocks(std::size_t{1} << 40, 32, 4), std::size_t{1} << 31);
+    // Every int4 of the body has a block, whatever the start's alignment.
+    for (std::uintptr_t base : {0x1000u, 0x1004u, 0x1008u, 0x100cu}) {
+        for (std::size_t n :
+             {1u, 3u, 4u, 31u, 32u, 33u, 1023u, 1024u, 1025u, 4095u, 4097u, 65537u}) {
+            for (int block : {32, 256, 1024}) {
+                for (int loads : {4, 8}) {
+                    const std::size_t tile = static_cast<std::size_t>(block) * loads;
+                    EXPECT_GE(cfg::one_shot_blocks(n, block, loads) * tile,
+                              cfg::split_for_vectors(base, n).vectors)
+                        << n << " " << block << " " << loads;
+                }
+            }
+        }
+    }
+}
+
 TEST(ReductionLaunchConfig, PlansEndInOneValue) {
     // Stage 1, 2^25 ints, block 256: partial sums 131072 -> 512 -> 2 -> 1 (four launches).
     const auto p1 = cfg::plan_passes("1", std::size_t{1} << 25, 256, 132, 8);
@@ -140,4 +166,11 @@ TEST(ReductionLaunchConfig, StageList) {
     EXPECT_FALSE(reduction::find_stage("5v")->by_default);
     EXPECT_EQ(reduction::find_stage("cub")->role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(reduction::find_stage("5v")->role, cudatutorial::StageRole::kExpectedFailure);
+    // What main() asks a stage instead of comparing ids: stages 10-12 use the tuning pass, stage
+    // 12 alone clears its output with a memset.
+    for (const auto& s : reduction::stages()) {
+        const bool adaptive = s.id == "10" || s.id == "11" || s.id == "12";
+        EXPECT_EQ(s.uses_tuner, adaptive) << s.id;
+        EXPECT_EQ(s.clears_output_with_memset, s.id == "12") << s.id;
+    }
 }

@@ -12,6 +12,13 @@
 // of loads; the memset may cost as much as the last-block bookkeeping saves.
 // What to look for: whether the memset shows at 2^25. The table's launches column reads
 // "1 + memset": one kernel, but two operations on the stream.
+// Stage 12 alone may also run a one-shot candidate (adaptive_vectorized.hpp): a grid of one
+// block per tile of the input, each thread issuing its few int4 loads once, no loop. Only the
+// atomic combine makes that grid cheap (a block's sum costs one atomic, not a partial to sum
+// again); the tuning pass decides whether it is faster on this GPU.
+#include <stdexcept>
+#include <string>
+
 #include "vectorized.cuh"
 
 namespace reduction::detail {
@@ -29,8 +36,19 @@ __global__ void __launch_bounds__(kBlock, (kMinBlocksFor<kBlock, kVariant>))
 }  // namespace
 
 void launch_single_pass_atomic(const KernelArgs& a) {
+    if (is_one_shot(a.variant)) {  // one block per tile and no loop: a smaller grid loses tiles
+        const VectorSplitParts parts = split_vectors(reinterpret_cast<std::uintptr_t>(a.in), a.n);
+        const std::size_t tile =
+            static_cast<std::size_t>(kVectorizedVariants[a.variant].loads) * std::max(1, a.block);
+        if (a.grid < (parts.vectors + tile - 1) / tile) {
+            throw std::invalid_argument(
+                "single_pass_atomic: one-shot candidate " + describe_variant(a.variant) +
+                " needs a block per tile, " + std::to_string((parts.vectors + tile - 1) / tile) +
+                " blocks for n " + std::to_string(a.n) + "; got " + std::to_string(a.grid));
+        }
+    }
     CT_CHECK(cudaMemsetAsync(a.out, 0, sizeof(int), a.stream));
-    const bool known = dispatch_variant(a.variant, [&](auto variant) {
+    const bool known = dispatch_variant<true>(a.variant, [&](auto variant) {
         launch_for_block_size(VectorizedBlocks{}, "single_pass_atomic", a, [](auto block) {
             return reduce_single_pass_atomic<block(), decltype(variant)::value>;
         });
@@ -42,7 +60,7 @@ void launch_single_pass_atomic(const KernelArgs& a) {
 
 int single_pass_atomic_blocks_per_sm(int block, int variant) {
     int resident = 0;
-    const bool known = dispatch_variant(variant, [&](auto v) {
+    const bool known = dispatch_variant<true>(variant, [&](auto v) {
         resident = vectorized_occupancy(
             block, [](auto b) { return reduce_single_pass_atomic<b(), decltype(v)::value>; },
             "single_pass_atomic");

@@ -1,8 +1,8 @@
 // Internal to reduction_kernels: the device code the beyond-the-book stages (10-12) share.
 //  - load16<policy>: one 16-byte load, plain or with the L2 prefetch hint;
 //  - thread_sum_vectorized<block, variant>: this thread's share of the input with int4 loads,
-//    several in flight per thread, in the layout of candidate `variant` (adaptive_vectorized.hpp),
-//    plus the scalar head/tail that 16-byte alignment leaves;
+//    several in flight per thread (tile_sum: one tile), in the layout of candidate `variant`
+//    (adaptive_vectorized.hpp), plus the scalar head/tail that 16-byte alignment leaves;
 //  - block_sum: a block reduction made of warp reductions (cg::reduce) - no shared-memory tree;
 //  - dispatch_variant: from a run-time candidate index to its compiled instantiation.
 #pragma once
@@ -60,16 +60,46 @@ __device__ __forceinline__ Sum add4(int4 v) {
     return as_sum(v.x) + as_sum(v.y) + as_sum(v.z) + as_sum(v.w);
 }
 
-/// This thread's share of in[0, n) for candidate kVariant: the int4 vectors are cut into tiles of
-/// kLoads * kBlock; a block takes its tiles in the candidate's layout, and each thread issues its
-/// kLoads 16-byte loads of a tile (vectors t, t + B, ..., a warp reading 512 adjacent bytes per
-/// load) before it adds any of them, so kLoads requests are in flight per thread. The first
-/// threads of the grid also take the (at most 3 + 3) scalar head and tail.
+/// This thread's part of tile `tile` of the int4 body (kLoads * kBlock vectors): vectors
+/// tile * kTile + t + k * kBlock for k < kLoads, a warp reading 512 adjacent bytes per load. All
+/// kLoads 16-byte loads are issued before any is added, so kLoads requests are in flight per
+/// thread; the last, partial tile checks each vector against `vectors`.
 template <int kBlock, int kVariant>
-__device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in, std::size_t n) {
+__device__ __forceinline__ Sum tile_sum(const int4* __restrict__ body, std::size_t tile,
+                                        std::size_t vectors) {
     constexpr VectorizedVariant kV = kVectorizedVariants[kVariant];
     constexpr int kLoads = kV.loads;
     constexpr std::size_t kTile = static_cast<std::size_t>(kLoads) * kBlock;
+    const std::size_t v = tile * kTile + threadIdx.x;
+    Sum sum = 0;
+    if (tile * kTile + kTile <= vectors) {
+        int4 x[kLoads];
+        load_tile<kV.policy, kBlock>(x, body + v,
+                                     std::make_integer_sequence<int, kLoads>{});  // loads ...
+#pragma unroll
+        for (int k = 0; k < kLoads; ++k) {
+            sum += add4(x[k]);  // ... then the adds
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < kLoads; ++k) {
+            if (v + k * kBlock < vectors) {
+                sum += add4(load16<kV.policy, 0>(body + v + k * kBlock));
+            }
+        }
+    }
+    return sum;
+}
+
+/// This thread's share of in[0, n) for candidate kVariant: the int4 vectors are cut into tiles of
+/// kLoads * kBlock; a block takes its tiles in the candidate's layout (tile_sum() reads one). The
+/// first threads of the grid also take the (at most 3 + 3) scalar head and tail, so nothing past
+/// in[n - 1] is read. A one-shot candidate reads tile blockIdx.x only: its grid must have a block
+/// per tile (config::one_shot_blocks(); the launcher checks).
+template <int kBlock, int kVariant>
+__device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in, std::size_t n) {
+    constexpr VectorizedVariant kV = kVectorizedVariants[kVariant];
+    constexpr std::size_t kTile = static_cast<std::size_t>(kV.loads) * kBlock;
     const VectorSplitParts parts = split_vectors(reinterpret_cast<std::uintptr_t>(in), n);
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
 
@@ -84,6 +114,12 @@ __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in,
 
     const int4* __restrict__ body = reinterpret_cast<const int4*>(in + parts.head);
     const std::size_t tiles = (parts.vectors + kTile - 1) / kTile;
+    if constexpr (kV.layout == Layout::kOneShot) {
+        if (blockIdx.x < tiles) {  // no loop: this block's one tile
+            sum += tile_sum<kBlock, kVariant>(body, blockIdx.x, parts.vectors);
+        }
+        return sum;
+    }
     std::size_t tile = blockIdx.x;
     std::size_t end = tiles;
     std::size_t stride = gridDim.x;
@@ -94,23 +130,7 @@ __device__ __forceinline__ Sum thread_sum_vectorized(const int* __restrict__ in,
         stride = 1;
     }
     for (; tile < end; tile += stride) {
-        const std::size_t v = tile * kTile + threadIdx.x;
-        if (tile * kTile + kTile <= parts.vectors) {
-            int4 x[kLoads];
-            load_tile<kV.policy, kBlock>(x, body + v,
-                                         std::make_integer_sequence<int, kLoads>{});  // loads ...
-#pragma unroll
-            for (int k = 0; k < kLoads; ++k) {
-                sum += add4(x[k]);  // ... then the adds
-            }
-        } else {  // the last, partial tile
-#pragma unroll
-            for (int k = 0; k < kLoads; ++k) {
-                if (v + k * kBlock < parts.vectors) {
-                    sum += add4(load16<kV.policy, 0>(body + v + k * kBlock));
-                }
-            }
-        }
+        sum += tile_sum<kBlock, kVariant>(body, tile, parts.vectors);
     }
     return sum;
 }
@@ -145,16 +165,27 @@ inline constexpr int kMinBlocksFor =
     kBlock == 1024 && kVectorizedVariants[kVariant].loads >= 8 ? 1 : 0;
 
 /// Calls `call(std::integral_constant<int, V>{})` for the candidate V == `variant`; false when
-/// `variant` is not a candidate index. Every candidate is compiled, whichever a run picks.
-template <typename Call, int... kIndices>
-bool dispatch_variant_in(int variant, Call&& call, std::integer_sequence<int, kIndices...>) {
-    return ((variant == kIndices ? (call(std::integral_constant<int, kIndices>{}), true) : false) ||
-            ...);
+/// `variant` is not a candidate index, or is a one-shot candidate and kOneShotToo is false
+/// (stages 10 and 11: those are not even compiled for them). Every other candidate is compiled,
+/// whichever a run picks.
+template <bool kOneShotToo, int kIndex, typename Call>
+bool call_if_variant(int variant, Call& call) {
+    if constexpr (kOneShotToo || !is_one_shot(kIndex)) {
+        if (variant == kIndex) {
+            call(std::integral_constant<int, kIndex>{});
+            return true;
+        }
+    }
+    return false;
 }
-template <typename Call>
+template <bool kOneShotToo, typename Call, int... kIndices>
+bool dispatch_variant_in(int variant, Call&& call, std::integer_sequence<int, kIndices...>) {
+    return (call_if_variant<kOneShotToo, kIndices>(variant, call) || ...);
+}
+template <bool kOneShotToo = false, typename Call>
 bool dispatch_variant(int variant, Call&& call) {
-    return dispatch_variant_in(variant, call,
-                               std::make_integer_sequence<int, kVectorizedVariantCount>{});
+    return dispatch_variant_in<kOneShotToo>(
+        variant, call, std::make_integer_sequence<int, kVectorizedVariantCount>{});
 }
 
 /// Throws std::invalid_argument for a candidate index outside kVectorizedVariants.
