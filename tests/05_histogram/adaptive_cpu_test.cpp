@@ -90,3 +90,12 @@ TEST(HistogramAdaptive, RegisterCandidatesOnlyForEightBinsOrFewer) {
     EXPECT_EQ(ad::kRawCountVariants[0].loads, 4);
     EXPECT_FALSE(ad::kRawCountVariants[0].pipelined);
 }
+
+TEST(HistogramAdaptive, OnlyStage8SaysItUsesTheTuner) {
+    // The executable runs the tuning pass when a selected stage says so (not by comparing ids or
+    // launch functions).
+    for (const histogram::Stage& stage : histogram::stages()) {
+        EXPECT_EQ(stage.uses_tuner, stage.launch == histogram::launch_raw_byte_counts) << stage.id;
+    }
+    EXPECT_TRUE(histogram::find_stage("8")->uses_tuner);
+}
