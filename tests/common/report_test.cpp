@@ -57,6 +57,17 @@ ct::ResultTable sample_table() {
     return table;
 }
 
+// A real JSON parser (Python's), not ours, reads the table's JSON back and checks its values
+// (check_json.py).
+void expect_python_reads_back(const ct::ResultTable& table, const std::string& file_name) {
+    const std::string path = ::testing::TempDir() + file_name;
+    table.write_files("", path);
+    const auto result = cudatutorial::testing::run_process(std::string(CT_PYTHON) + " " +
+                                                           CT_CHECK_JSON_SCRIPT + " " + path);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+}
+
 }  // namespace
 
 TEST(ResultTable, DerivedColumns) {
@@ -191,13 +202,7 @@ TEST(Formatting, MillisecondsAndEscaping) {
 }
 
 TEST(ResultTable, JsonParsesBackWithPythonsJsonModule) {
-    // A real JSON parser (Python's), not ours, reads the file back and checks the values.
-    const std::string path = ::testing::TempDir() + "report_test_table.json";
-    sample_table().write_files("", path);
-    const auto result = cudatutorial::testing::run_process(std::string(CT_PYTHON) + " " +
-                                                           CT_CHECK_JSON_SCRIPT + " " + path);
-    EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+    expect_python_reads_back(sample_table(), "report_test_table.json");
 }
 
 namespace {
@@ -386,12 +391,7 @@ TEST(ResultTable, TablesWithoutGroupsWriteNoGroupFields) {
 }
 
 TEST(ResultTable, GroupedJsonParsesBackWithPythonsJsonModule) {
-    const std::string path = ::testing::TempDir() + "report_test_grouped.json";
-    grouped_table().write_files("", path);
-    const auto result = cudatutorial::testing::run_process(std::string(CT_PYTHON) + " " +
-                                                           CT_CHECK_JSON_SCRIPT + " " + path);
-    EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("json round trip ok"), std::string::npos) << result.output;
+    expect_python_reads_back(grouped_table(), "report_test_grouped.json");
 }
 
 TEST(ResultRow, NumericExtraValuesAreShownRoundedAndWrittenInFull) {

@@ -71,6 +71,21 @@ std::string markdown_text(const TableCell& cell) {
     return escaped;
 }
 
+// The row remarks ("[id] detail"), then the table's notes, each on a line after `bullet`, with a
+// blank line before them when there are any.
+void write_remarks(std::ostream& out, const TableLayout& shown, const ResultTable& table,
+                   const char* bullet) {
+    if (!shown.remarks.empty() || !table.notes().empty()) {
+        out << "\n";
+    }
+    for (const auto& remark : shown.remarks) {
+        out << bullet << remark << "\n";
+    }
+    for (const auto& note : table.notes()) {
+        out << bullet << note << "\n";
+    }
+}
+
 }  // namespace
 
 void TextWriter::write(const ResultTable& table, std::ostream& out) const {
@@ -111,15 +126,7 @@ void TextWriter::write(const ResultTable& table, std::ostream& out) const {
     }
     print_aligned(out, cells, left);
 
-    if (!shown.remarks.empty() || !table.notes().empty()) {
-        out << "\n";
-    }
-    for (const auto& remark : shown.remarks) {
-        out << "  " << remark << "\n";
-    }
-    for (const auto& note : table.notes()) {
-        out << "  " << note << "\n";
-    }
+    write_remarks(out, shown, table, "  ");
     out << "\n";
     if (table.all_passed()) {
         out << "All results verified against the CPU reference.\n";
@@ -147,15 +154,7 @@ void MarkdownWriter::write(const ResultTable& table, std::ostream& out) const {
         }
         out << "\n";
     }
-    if (!shown.remarks.empty() || !table.notes().empty()) {
-        out << "\n";
-    }
-    for (const auto& remark : shown.remarks) {
-        out << "- " << remark << "\n";
-    }
-    for (const auto& note : table.notes()) {
-        out << "- " << note << "\n";
-    }
+    write_remarks(out, shown, table, "- ");
 }
 
 void CsvWriter::write(const ResultTable& table, std::ostream& out) const {
