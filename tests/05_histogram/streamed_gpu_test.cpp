@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -233,14 +234,24 @@ TEST(StreamedGpu, TheExecutableStreamsFilesAndGeneratedInputs) {
         "--n 3000017 --in-memory-max 0 --chunk 65537 --dist runs",
         "--n 1000 --in-memory-max 0 --chunk 17 --dist one-letter --bins bytes",
     };
+    const std::string markdown = temp_path("exe.md");
     for (const std::string& args : runs) {
         SCOPED_TRACE(args);
-        const auto result = run_process(std::string(HISTOGRAM_BIN) + " " + args + quick);
+        std::remove(markdown.c_str());
+        const auto result = run_process(std::string(HISTOGRAM_BIN) + " " + args + quick +
+                                        " --markdown " + markdown);
         EXPECT_EQ(result.exit_code, 0) << result.output;
         EXPECT_NE(result.output.find("streamed_end_to_end"), std::string::npos) << result.output;
         EXPECT_EQ(result.output.find("FAIL"), std::string::npos) << result.output;
         EXPECT_NE(result.output.find("x the copies alone"), std::string::npos) << result.output;
+        // What bounds the rate is a note of the table: in its Markdown file too.
+        std::ifstream file(markdown);
+        const std::string written{std::istreambuf_iterator<char>(file),
+                                  std::istreambuf_iterator<char>()};
+        EXPECT_NE(written.find("`streamed_end_to_end`"), std::string::npos) << written;
+        EXPECT_NE(written.find(" Bounded by "), std::string::npos) << written;
     }
+    std::remove(markdown.c_str());
     // An empty file streams as zero chunks and gives an all-zero histogram (exit 0).
     const auto zero = run_process(std::string(HISTOGRAM_BIN) + " --input " + empty +
                                   " --in-memory-max 0" + quick);

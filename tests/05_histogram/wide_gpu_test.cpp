@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -205,16 +206,25 @@ TEST(HistogramWideGpu, TheSectionRunsAndVerifiesEveryRow) {
     if (sanitizing()) {
         GTEST_SKIP() << "runs the executable: not under compute-sanitizer";
     }
+    const std::string markdown = ::testing::TempDir() + "histogram_wide_section.md";
+    std::remove(markdown.c_str());
     const auto result = cudatutorial::testing::run_process(
         std::string(HISTOGRAM_BIN) +
         " --section wide --n 1048579 --wide-bins 256,4097,65536 --dist skewed --reps 2 "
-        "--warmup 1");
+        "--warmup 1 --markdown " +
+        markdown);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("All results verified against the CPU reference."),
               std::string::npos)
         << result.output;
     EXPECT_NE(result.output.find("65536:global"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("skipped 65536:private"), std::string::npos) << result.output;
+    // The notes are the table's: in the Markdown file too (finish_table writes it).
+    std::ifstream file(markdown);
+    const std::string written{std::istreambuf_iterator<char>(file),
+                              std::istreambuf_iterator<char>()};
+    EXPECT_NE(written.find("- skipped 65536:private"), std::string::npos) << written;
+    EXPECT_NE(written.find("- x best non-cluster: "), std::string::npos) << written;
 }
 
 // With no --section, `make run` shows both: the byte stages, then the wide section, each table

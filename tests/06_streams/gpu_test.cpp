@@ -10,11 +10,14 @@
 // anyway. memcheck, synccheck and initcheck run every scenario, scenario 4 included.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
+#include "process.hpp"
 #include "streams.hpp"
 #include "timeline.hpp"
 
@@ -222,4 +225,39 @@ TEST(StreamsGpu, ConcurrentKernelsStopAtTheDeviceLimit) {
             EXPECT_EQ(s.max_concurrent, 128);
         }
     }
+}
+
+// The program's files, written through finish_table: the summary table's JSON with the timelines
+// attached, its CSV (--summary-csv) and Markdown, and the timeline CSV (--csv).
+TEST(StreamsGpu, TheExecutableWritesTheTableWithItsTimelines) {
+    CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << "runs the executable: not under compute-sanitizer";
+    }
+    const std::string base = ::testing::TempDir() + "streams_executable";
+    const auto result = cudatutorial::testing::run_process(
+        std::string(STREAMS_BIN) + " --stage 2 --reps 2 --warmup 1 --json " + base +
+        ".json --csv " + base + ".csv --summary-csv " + base + "_summary.csv --markdown " + base +
+        ".md");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const auto text = [](const std::string& path) {
+        std::ifstream in(path);
+        std::ostringstream content;
+        content << in.rdbuf();
+        return content.str();
+    };
+    EXPECT_EQ(text(base + ".csv").rfind("program,gpu,timestamp,scenario,scenario_key,build,", 0),
+              0u);
+    EXPECT_NE(text(base + "_summary.csv").find("non_blocking_stream"), std::string::npos);
+    EXPECT_NE(text(base + ".md").find("| 2P | `non_blocking_stream` |"), std::string::npos)
+        << text(base + ".md");
+    const auto check = cudatutorial::testing::run_process(
+        std::string(STREAMS_PYTHON) +
+        " -c \"import json, sys; d = json.load(open(sys.argv[1])); "
+        "assert [r['id'] for r in d['rows']] == ['2L', '2P'], d['rows']; "
+        "assert [t['build'] for t in d['timelines']] == ['legacy', 'per-thread']; "
+        "assert d['run']['clocks'] is None or 'sm_mhz_max' in d['run']['clocks']; "
+        "print('streams executable json ok')\" " +
+        base + ".json");
+    EXPECT_NE(check.output.find("streams executable json ok"), std::string::npos) << check.output;
 }
