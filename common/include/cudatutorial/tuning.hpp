@@ -47,8 +47,8 @@ const char* match_name(TuningMatch match);
 
 /// An entry of a table and how it was found.
 struct TuningLookup {
-    const ArchitectureTuning* entry = nullptr;
-    TuningMatch match = TuningMatch::kDefault;
+    const ArchitectureTuning* entry = nullptr;  ///< the entry (the table's own, not a copy)
+    TuningMatch match = TuningMatch::kDefault;  ///< how it was found
 };
 
 /// The adaptive stages' table (tuning.cpp: one comment per entry says where it was measured).
@@ -83,12 +83,14 @@ int current_device();
 template <typename Key, typename Choice>
 class ChoiceCache {
   public:
+    /// The choice stored for (device, key), or nothing.
     std::optional<Choice> find(int device, const Key& key) const {
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto found = choices_.find({device, key});
         return found == choices_.end() ? std::nullopt : std::optional<Choice>(found->second);
     }
 
+    /// Stores (or replaces) the choice for (device, key).
     void store(int device, const Key& key, Choice choice) {
         const std::lock_guard<std::mutex> lock(mutex_);
         choices_[{device, key}] = std::move(choice);
