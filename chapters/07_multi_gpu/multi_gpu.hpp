@@ -285,7 +285,7 @@ class TeamAllReducer {
     virtual ~TeamAllReducer() = default;
     /// Enqueues the all-reduce.
     virtual void run() const = 0;
-    /// A remark for the table's notes (stage 6's size rule and why), or empty.
+    /// A remark for the table's notes (stage 7's size rule and why), or empty.
     const std::string& remark() const { return remark_; }
     /// Sets the remark.
     void set_remark(std::string remark) { remark_ = std::move(remark); }
@@ -306,11 +306,12 @@ using Role = cudatutorial::StageRole;
 /// One all-reduce stage: one row of the table per message size.
 struct AllReduceStage : cudatutorial::StageDescriptor {
     bool needs_peer_access = false;  ///< true: skipped (with a note) where a pair lacks it
-    /// Stages 1-3: the workspace (staging buffers, events) for n floats over the GPUs of one
-    /// process; they order GPUs with events, so they run in one process only.
+    /// Stages 1-3 in one process: the workspace (staging buffers, events) for n floats over
+    /// the GPUs of a set, ordered with CUDA events.
     std::unique_ptr<AllReducer> (*make)(const GpuSet& gpus, std::size_t n) = nullptr;
-    /// Stages 4-7 and NCCL: made on a team, so they run in one process and in one process per
-    /// GPU alike.
+    /// Made on a team, so that it runs in one process per GPU (and, without `make`, in one
+    /// process too): stages 2-8 and NCCL. Stage 1 has none: gathering on GPU 0 is a
+    /// one-process design.
     MakeTeamAllReducer make_team = nullptr;
     /// The largest message the stage runs (0: any); larger sizes are skipped with a note.
     std::uint64_t max_bytes = 0;
@@ -318,8 +319,9 @@ struct AllReduceStage : cudatutorial::StageDescriptor {
     const char* why_max_bytes = "";
 };
 
-/// Stage 4 (one-shot) runs up to this size: every GPU receives all G - 1 inputs whole, and keeps
-/// two staging copies of each, so past a few MiB it only costs memory and link time.
+/// Stages 4 and 5 (one-shot) run up to this size: every GPU receives all G - 1 inputs whole and
+/// keeps two or three staging copies of each, so past a few MiB it only costs memory and link
+/// time.
 inline constexpr std::uint64_t kOneShotMaxBytes = std::uint64_t{64} << 20;
 
 /// Every stage in table order: 1 naive, 2 ring with copies, 3 ring with peer kernels, nccl (only
@@ -337,19 +339,35 @@ std::unique_ptr<AllReducer> make_ring_memcpy(const GpuSet& gpus, std::size_t n);
 /// Stage 3: the ring, each step one kernel that loads the neighbour's chunk through peer access
 /// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cpp).
 std::unique_ptr<AllReducer> make_ring_peer_kernel(const GpuSet& gpus, std::size_t n);
+/// Stages 2 and 3 made on a team: the same ring with step boundaries through flags instead of
+/// events, so that it runs in one process per GPU (allreduce/ring_team.cpp).
+std::unique_ptr<TeamAllReducer> make_ring_memcpy_team(PeerTeam& team,
+                                                      const std::vector<const float*>& send,
+                                                      const std::vector<float*>& recv,
+                                                      std::size_t n);
+/// Stage 3's team form (see make_ring_memcpy_team).
+std::unique_ptr<TeamAllReducer> make_ring_peer_kernel_team(PeerTeam& team,
+                                                           const std::vector<const float*>& send,
+                                                           const std::vector<float*>& recv,
+                                                           std::size_t n);
 /// Stage 4: one-shot, every GPU pushes its input to every peer and sums locally
 /// (allreduce/stage4_one_shot.cpp).
 std::unique_ptr<TeamAllReducer> make_one_shot(PeerTeam& team, const std::vector<const float*>& send,
                                               const std::vector<float*>& recv, std::size_t n);
-/// Stage 5: two-shot, reduce-scatter and all-gather in one kernel (allreduce/stage5_two_shot.cpp).
+/// Stage 5: one-shot with the data as the signal, no flags (allreduce/stage5_one_shot_sentinel.cpp).
+std::unique_ptr<TeamAllReducer> make_one_shot_sentinel(PeerTeam& team,
+                                                       const std::vector<const float*>& send,
+                                                       const std::vector<float*>& recv,
+                                                       std::size_t n);
+/// Stage 6: two-shot, reduce-scatter and all-gather in one kernel (allreduce/stage6_two_shot.cpp).
 std::unique_ptr<TeamAllReducer> make_two_shot(PeerTeam& team, const std::vector<const float*>& send,
                                               const std::vector<float*>& recv, std::size_t n);
-/// Stage 6: one-shot or two-shot by a size rule measured on these GPUs
-/// (allreduce/stage6_size_rule.cpp).
+/// Stage 7: stage 5 or stage 6 by a size rule measured on these GPUs
+/// (allreduce/stage7_size_rule.cpp).
 std::unique_ptr<TeamAllReducer> make_size_rule(PeerTeam& team,
                                                const std::vector<const float*>& send,
                                                const std::vector<float*>& recv, std::size_t n);
-/// Stage 7: stage 6 captured in a CUDA graph (allreduce/stage7_graph.cpp).
+/// Stage 8: stage 7 captured in a CUDA graph (allreduce/stage8_size_rule_graph.cpp).
 std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
                                                      const std::vector<const float*>& send,
                                                      const std::vector<float*>& recv,

@@ -38,6 +38,12 @@ void Options::validate() const {
     if (std::find(sections.begin(), sections.end(), "list") != sections.end()) {
         throw ct::UsageError("--stage list stands alone: it lists the sections");
     }
+    if (std::find(sections.begin(), sections.end(), "network") != sections.end() &&
+        sections.size() > 1) {
+        throw ct::UsageError(
+            "--stage network stands alone: it runs one process per GPU, twice (NVLink, then "
+            "sockets)");
+    }
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
     ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
     ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
@@ -81,10 +87,12 @@ void add_options(CLI::App& app, Options& o) {
     }
     // --stage, as in every chapter; --section, its first name, still works.
     std::vector<std::string> accepted = section_names();
+    accepted.push_back("network");
     accepted.push_back("list");
     app.add_option("--stage,--section", o.sections,
                    "sections to run, comma-separated (default: all): " + all +
-                       "; or list (the sections and the all-reduce stages, without a GPU; with "
+                       "; or network alone (NCCL between processes over NVLink, then over TCP "
+                       "sockets: two machines simulated; --ranks G, default 2); or list (the sections and the all-reduce stages, without a GPU; with "
                        "--json: as JSON)")
         ->delimiter(',')
         ->check(CLI::IsMember(accepted));
@@ -130,6 +138,10 @@ int list_sections(const Options& o) {
          ct::StageRole::kProgression},
         {"allreduce", "allreduce",
          "an all-reduce built step by step (the stages below) against NCCL, for each --sizes",
+         ct::StageRole::kProgression},
+        {"network", "network",
+         "not in the default run: NCCL's all-reduce in one process per GPU over NVLink, then "
+         "through its network transport (sockets on loopback), as between two machines",
          ct::StageRole::kProgression}};
     return ct::list_stages(o.common, "multi_gpu",
                            {{"Sections (--stage or --section)", ct::descriptors(sections)},

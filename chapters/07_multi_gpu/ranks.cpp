@@ -151,6 +151,27 @@ std::string exchange_id(const RankEnvironment& env, const Options& o) {
     return exchange_id_through_file(env, env.from_mpirun ? o.id_file : env.id_file);
 }
 
+// ---- The network section: two rounds of ranks, one table ---------------------------------------
+
+// A round's rows travel from its rank 0 to the launcher as lines of tab-separated fields.
+void write_round_rows(const ct::ResultTable& table, const std::string& round,
+                      const char* path) {
+    if (path == nullptr) {
+        throw ct::UsageError("a network round needs CT_ROWS_FILE");
+    }
+    std::ofstream out(path, std::ios::app);
+    out.precision(17);
+    for (const ct::ResultRow& row : table.rows()) {
+        out << round << '\t' << row.group << '\t' << row.bytes << '\t' << row.stats.median_ms
+            << '\t' << row.stats.min_ms << '\t' << row.stats.max_ms << '\t' << row.stats.mean_ms
+            << '\t' << row.stats.samples << '\t' << (row.passed ? 1 : 0) << '\t' << row.detail
+            << '\n';
+    }
+    if (!out) {
+        throw ct::UsageError(std::string("cannot write ") + path);
+    }
+}
+
 void add_note_once(std::vector<std::string>& notes, const std::string& note) {
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
         notes.push_back(note);
@@ -210,9 +231,13 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     ct::BenchmarkConfig config = o.common.benchmark_config();
     config.stream = stream;
 
+    // A round of the network section (launch_network): NCCL's rows only, handed to the launcher.
+    const char* round = std::getenv("CT_NETWORK_ROUND");
+    const bool network_round = round != nullptr;
+
     // 1. Sharded reduction: every rank makes the same input (the generator is counter-based),
     // checks the same expected sum, and uploads only its own shard.
-    {
+    if (!network_round) {
         const std::size_t n = static_cast<std::size_t>(o.n);
         const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
         const int expected = reduction::reference_sum(host);
@@ -272,10 +297,13 @@ int run_rank(const RankEnvironment& env, const Options& o) {
         ct::DeviceBuffer<float> recv(n);
         const std::vector<float> expected = allreduce_expected(o.seed, env.ranks, n);
         for (const AllReduceStage& stage : allreduce_stages()) {
+            if (network_round && stage.role != Role::kBaseline) {
+                continue;  // across machines only NCCL runs (README)
+            }
             if (stage.make_team == nullptr) {
                 add_note_once(notes, "stage " + stage.id +
-                                         " not run: it orders the GPUs with CUDA events, which "
-                                         "one process cannot wait for in another");
+                                         " not run: it gathers everything in GPU 0's process, a "
+                                         "one-process design");
                 continue;
             }
             if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
@@ -330,7 +358,9 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     unsigned int all = 0;
     verdict.copy_to_host(&all, 1);
     int code = ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
-    if (env.rank == 0) {
+    if (env.rank == 0 && network_round) {
+        write_round_rows(table, round, std::getenv("CT_ROWS_FILE"));
+    } else if (env.rank == 0) {
         std::cout << "== ranks: one process per GPU\n";
         table.add_note(all ? "every rank verified its results"
                            : "at least one rank's results did not match the CPU (see its output)");
@@ -349,8 +379,12 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     return code;
 }
 
-// `--ranks G`: G copies of this program, each told its rank through the environment.
-int launch_ranks(const Options& o, char** argv) {
+// Environment variables a launcher sets for its ranks, beyond their rank.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+// `--ranks G`: G copies of this program, each told its rank through the environment. Returns the
+// worst exit code.
+int start_ranks(const Options& o, char** argv, int ranks, const Environment& extra) {
     if (!nccl_available()) {
         throw ct::UsageError("--ranks needs a build with NCCL");
     }
@@ -358,8 +392,8 @@ int launch_ranks(const Options& o, char** argv) {
     if (devices == 0) {
         ct::select_device(0);  // the chapters' no-device error (exit 3), before any process starts
     }
-    if (o.ranks > devices) {
-        throw ct::UsageError("--ranks " + std::to_string(o.ranks) +
+    if (ranks > devices) {
+        throw ct::UsageError("--ranks " + std::to_string(ranks) +
                              ": one GPU per rank, and this "
                              "machine has " +
                              std::to_string(devices));
@@ -369,16 +403,19 @@ int launch_ranks(const Options& o, char** argv) {
     std::remove(id_file.c_str());
     std::cout << std::flush;
     std::vector<pid_t> children;
-    for (int r = 0; r < o.ranks; ++r) {
+    for (int r = 0; r < ranks; ++r) {
         const pid_t pid = fork();
         if (pid < 0) {
             throw ct::CudaError(cudaErrorUnknown, "fork failed");
         }
         if (pid == 0) {
             setenv("CT_RANK", std::to_string(r).c_str(), 1);
-            setenv("CT_RANKS", std::to_string(o.ranks).c_str(), 1);
+            setenv("CT_RANKS", std::to_string(ranks).c_str(), 1);
             setenv("CT_ID_FILE", id_file.c_str(), 1);
             setenv("CT_JOB", std::to_string(getppid()).c_str(), 1);
+            for (const auto& [name, value] : extra) {
+                setenv(name.c_str(), value.c_str(), 1);
+            }
             execv("/proc/self/exe", argv);
             std::perror("execv");
             _exit(3);
@@ -410,14 +447,99 @@ int launch_ranks(const Options& o, char** argv) {
     return worst;
 }
 
+// `--section network`: the same ranks twice, NCCL only: over NVLink (its peer-to-peer
+// transport, as in every other table), then with peer-to-peer and shared memory switched off,
+// so that NCCL moves every byte through its network transport, TCP sockets on the loopback
+// interface, as it would between two machines without InfiniBand. One table from both rounds.
+int launch_network(const Options& o, char** argv) {
+    if (!nccl_available()) {
+        throw ct::UsageError("--stage network needs a build with NCCL");
+    }
+    if (ct::cuda_device_count() == 0) {
+        ct::select_device(0);  // the chapters' no-device error (exit 3)
+    }
+    const int ranks = o.ranks > 0 ? o.ranks : 2;
+    const std::string rows_path = "/tmp/multi_gpu_network_rows_" + std::to_string(getpid());
+    std::remove(rows_path.c_str());
+    const Environment sockets = {{"NCCL_P2P_DISABLE", "1"},   {"NCCL_SHM_DISABLE", "1"},
+                                 {"NCCL_NET", "Socket"},      {"NCCL_IB_DISABLE", "1"},
+                                 {"NCCL_SOCKET_IFNAME", "lo"}};
+    for (const auto& [round, extra] :
+         std::vector<std::pair<std::string, Environment>>{{"nvlink", {}}, {"sockets", sockets}}) {
+        Environment env = extra;
+        env.push_back({"CT_NETWORK_ROUND", round});
+        env.push_back({"CT_ROWS_FILE", rows_path});
+        std::cout << "== network: round " << round << " (" << ranks << " ranks)\n" << std::flush;
+        const int code = start_ranks(o, argv, ranks, env);
+        if (code != 0) {
+            std::remove(rows_path.c_str());
+            return code;
+        }
+    }
+    // Both rounds are done: this process may now use the GPU for the run information.
+    ct::RunInfo info = ct::make_run_info(
+        "multi_gpu",
+        "NCCL all-reduce, one process per GPU (" + std::to_string(ranks) +
+            " ranks): NVLink against the network transport (TCP sockets on loopback), two "
+            "machines simulated",
+        ct::query_device(0));
+    info.peak_bandwidth_gbs = 0;
+    info.set("ranks", std::to_string(ranks));
+    info.set("NCCL", nccl_version());
+    info.set("reps", std::to_string(o.common.repetitions));
+    info.set("sockets round", "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket "
+                              "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
+    ct::ResultTable table(info);
+    prepare_allreduce_table(table);
+    const AllReduceStage nvlink{{"nccl", "nccl_allreduce_nvlink",
+                                 "NCCL over NVLink (its peer-to-peer transport): one machine",
+                                 Role::kBaseline}};
+    const AllReduceStage socket{{"sockets", "nccl_allreduce_sockets",
+                                 "NCCL through its network transport, TCP sockets on loopback: "
+                                 "what it does between machines without InfiniBand",
+                                 Role::kProgression}};
+    std::ifstream in(rows_path);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::size_t begin = 0;
+        for (std::size_t tab; (tab = line.find('\t', begin)) != std::string::npos;
+             begin = tab + 1) {
+            f.push_back(line.substr(begin, tab - begin));
+        }
+        f.push_back(line.substr(begin));
+        if (f.size() < 10) {
+            continue;
+        }
+        ct::Measurement m;
+        m.stats.median_ms = std::stod(f[3]);
+        m.stats.min_ms = std::stod(f[4]);
+        m.stats.max_ms = std::stod(f[5]);
+        m.stats.mean_ms = std::stod(f[6]);
+        m.stats.samples = std::stoi(f[7]);
+        m.before = f[8] == "1" ? ct::Verification::pass() : ct::Verification::fail(f[9]);
+        m.after = ct::Verification::pass();
+        const auto bytes = static_cast<std::uint64_t>(std::stod(f[2]));
+        table.add(allreduce_row(f[0] == "nvlink" ? nvlink : socket, bytes, m, ranks, 0));
+    }
+    std::remove(rows_path.c_str());
+    table.add_note(
+        "stages 2-8 are not in this table: they load and store the other GPU's memory, which "
+        "CUDA IPC maps only between processes of one machine; across machines NCCL (its "
+        "sockets, or InfiniBand/RoCE with GPUDirect RDMA) is the engine");
+    std::cout << "== network: one process per GPU, NVLink against sockets\n";
+    return ct::finish_table(table, o.common);
+}
+
 }  // namespace
 
 int run_ranks(const Options& o, int, char** argv) {
     const RankEnvironment env = detect_rank();
-    if ((env.is_rank || o.ranks > 0) && (!o.sections.empty() || o.gpus != 0)) {
+    const bool network = o.sections == std::vector<std::string>{"network"};
+    if ((env.is_rank || o.ranks > 0) && ((!o.sections.empty() && !network) || o.gpus != 0)) {
         throw ct::UsageError(
-            "one process per GPU runs the sharded reduction and NCCL's "
-            "all-reduce, one GPU per rank: --section and --gpus do not apply");
+            "one process per GPU runs the sharded reduction and the all-reduce stages, one GPU "
+            "per rank: --gpus and --section (other than network) do not apply");
     }
     if (env.is_rank) {
         if (!nccl_available()) {
@@ -426,8 +548,11 @@ int run_ranks(const Options& o, int, char** argv) {
         disable_nvlink_multicast();
         return run_rank(env, o);
     }
+    if (network) {
+        return launch_network(o, argv);
+    }
     if (o.ranks > 0) {
-        return launch_ranks(o, argv);
+        return start_ranks(o, argv, o.ranks, {});
     }
     return -1;
 }

@@ -368,9 +368,9 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         bool fits = true;
         for (int g = 0; g < G; ++g) {
             const DeviceGuard guard(gpus.device(g));
-            // send + recv + stage 1's staging on GPU 0 (G - 1 vectors) + stage 4's staging (2G
-            // vectors, where it runs), with a reserve
-            const std::size_t one_shot = bytes <= kOneShotMaxBytes ? 2 * G * bytes : 0;
+            // send + recv + stage 1's staging on GPU 0 (G - 1 vectors) + the one-shot stages'
+            // staging (2G and 3G vectors, where they run), with a reserve
+            const std::size_t one_shot = bytes <= kOneShotMaxBytes ? 5 * G * bytes : 0;
             const std::size_t need = bytes * (g == 0 ? G + 1 : 2) + one_shot + (64u << 20);
             fits = fits && need < ct::free_device_memory();
         }

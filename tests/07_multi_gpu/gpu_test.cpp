@@ -12,6 +12,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
 #include "multi_gpu.hpp"
+#include "peer_team.hpp"
 #include "process.hpp"
 #include "sharded.hpp"
 
@@ -88,7 +89,7 @@ void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
 
 namespace {
 
-// The peer-memory stages (made on a team) with a new input before every call and no wait between
+// The stages made on a team (the peer-memory ones, and the ring with flags) with a new input before every call and no wait between
 // calls: a rank that ran ahead into the wrong staging half, or read a peer's input before it was
 // final, would return a sum of the wrong inputs. Sizes: one float, 4100 bytes, 1 MiB + 4 bytes.
 void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
@@ -115,7 +116,12 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
         recv_ptr.push_back(recv.back().data());
     }
     gpus.synchronize_devices();
-    const auto reducer = mg::make_all_reducer(stage, gpus, n);
+    // Made on a team, as in one process per GPU (stages 2 and 3 then use flags, not events).
+    mg::OneProcessTeam team(gpus);
+    const auto reducer = stage.make_team(team, send_ptr, recv_ptr, n);
+    // run() is ordered after GPU 0's stream only (a captured graph runs every GPU's kernel from
+    // GPU 0's stream): the join and the fork carry each GPU's own copies across.
+    const mg::ForkJoin order(gpus);
     for (int call = 0; call < kCalls; ++call) {
         for (int g = 0; g < G; ++g) {
             const mg::DeviceGuard guard(g);
@@ -123,7 +129,9 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
                                      n * sizeof(float), cudaMemcpyDeviceToDevice,
                                      gpus.stream(g)));
         }
-        reducer->run(send_ptr, recv_ptr);
+        order.join();
+        reducer->run();
+        order.fork();
         for (int g = 0; g < G; ++g) {
             const mg::DeviceGuard guard(g);
             CT_CHECK(cudaMemcpyAsync(results[g].data() + call * n, recv[g].data(),
@@ -286,9 +294,22 @@ TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
-    for (const char* name : {"one_shot", "two_shot", "size_rule", "size_rule_graph"}) {
+    for (const char* name : {"ring_memcpy", "ring_peer_kernel", "one_shot", "one_shot_sentinel",
+                             "two_shot", "size_rule", "size_rule_graph"}) {
         EXPECT_NE(result.output.find(name), std::string::npos) << name << "\n" << result.output;
     }
+}
+
+TEST(MultiGpuRanks, NetworkSectionRunsNcclOverNvlinkAndOverSockets) {
+    CT_REQUIRE_GPUS(2);
+    if (!mg::nccl_available()) {
+        GTEST_SKIP() << "this build has no NCCL";
+    }
+    const std::string args = " --stage network --sizes 4,4100 --reps 2 --warmup 1";
+    const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("nccl_allreduce_nvlink"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("nccl_allreduce_sockets"), std::string::npos) << result.output;
 }
 
 TEST(MultiGpuRanks, RejectsMoreRanksThanGpusAndSectionOptions) {

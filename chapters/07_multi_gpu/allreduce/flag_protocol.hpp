@@ -1,6 +1,6 @@
 /// @file flag_protocol.hpp
 /// @brief The arithmetic of the flags through which the peer-memory all-reduce stages (4 and 5)
-/// synchronise GPUs without the host: sequence numbers, the staging half a call uses, and where
+/// synchronise GPUs without the host (stages 4 and 6): sequence numbers, the staging half a call uses, and where
 /// each flag lives. Host and device code share it; CPU tests check it.
 ///
 /// Every rank owns an array of 32-bit flag words in its own memory; rank `from` tells rank `to`

@@ -16,7 +16,21 @@ namespace ct = cudatutorial;
 namespace multi_gpu {
 
 const char* peer_algorithm_name(PeerAlgorithm algorithm) {
-    return algorithm == PeerAlgorithm::kOneShot ? "one-shot" : "two-shot";
+    switch (algorithm) {
+        case PeerAlgorithm::kOneShot: return "one-shot";
+        case PeerAlgorithm::kOneShotSentinel: return "one-shot (sentinel)";
+        case PeerAlgorithm::kTwoShot: return "two-shot";
+    }
+    return "?";
+}
+
+int staging_buffers(PeerAlgorithm algorithm) {
+    switch (algorithm) {
+        case PeerAlgorithm::kOneShot: return 2;
+        case PeerAlgorithm::kOneShotSentinel: return 3;
+        case PeerAlgorithm::kTwoShot: return 0;
+    }
+    return 0;
 }
 
 namespace {
@@ -32,9 +46,10 @@ PeerWorkspaceLayout peer_workspace_layout(PeerAlgorithm algorithm, int ranks,
     layout.staging_offset =
         round_up(layout.counters_offset + kMaxPeerBlocks * sizeof(std::uint32_t), 256);
     // Slots hold whole float4s, so that every slot starts 16-byte aligned.
-    layout.capacity = algorithm == PeerAlgorithm::kOneShot ? round_up(capacity, 4) : 0;
-    layout.bytes = layout.staging_offset +
-                   2 * static_cast<std::size_t>(ranks) * layout.capacity * sizeof(float);
+    layout.capacity = staging_buffers(algorithm) > 0 ? round_up(capacity, 4) : 0;
+    layout.bytes = layout.staging_offset + static_cast<std::size_t>(staging_buffers(algorithm)) *
+                                               static_cast<std::size_t>(ranks) * layout.capacity *
+                                               sizeof(float);
     return layout;
 }
 
@@ -45,7 +60,7 @@ PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
     }
     // One-shot: every rank handles all n; two-shot: the largest chunk (chunk 0).
     const std::size_t floats =
-        algorithm == PeerAlgorithm::kOneShot ? n : split_range(n, ranks, 0, 4).size();
+        algorithm == PeerAlgorithm::kTwoShot ? split_range(n, ranks, 0, 4).size() : n;
     const std::size_t vectors = (floats + 3) / 4;
     const std::size_t wanted = (vectors + threads - 1) / threads;
     const std::size_t cap = std::min<std::size_t>(resident_blocks, kMaxPeerBlocks);
@@ -78,6 +93,7 @@ PeerAllReduce::PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm,
         workspace_.emplace_back(layout.bytes);
         // Zero flags and counters: call numbers start at 1, so no flag reads as reached.
         workspace_.back().fill_bytes(0);
+        prepare_peer_workspace(algorithm, workspace_.back().data(), layout, nullptr);
         mine_send.push_back(const_cast<float*>(send[g]));
         mine_recv.push_back(recv[g]);
         mine_workspace.push_back(workspace_.back().data());
@@ -182,7 +198,8 @@ SizeRule measure_size_rule(PeerTeam& team, const ct::BenchmarkConfig& config) {
         send_ptr.push_back(send.back().data());
         recv_ptr.push_back(recv.back().data());
     }
-    const PeerAllReduce one_shot(team, PeerAlgorithm::kOneShot, send_ptr, recv_ptr, capacity);
+    const PeerAllReduce one_shot(team, PeerAlgorithm::kOneShotSentinel, send_ptr, recv_ptr,
+                                 capacity);
     const PeerAllReduce two_shot(team, PeerAlgorithm::kTwoShot, send_ptr, recv_ptr, capacity);
     ct::BenchmarkConfig probe = config;
     probe.stream = team.stream_of(0);

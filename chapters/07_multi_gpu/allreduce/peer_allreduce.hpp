@@ -1,8 +1,9 @@
 /// @file peer_allreduce.hpp
-/// @brief The all-reduce stages that work in peer memory with no host in the loop: one-shot
-/// (stage 4) and two-shot (stage 5), the size rule that picks between them (stage 6) and the same
-/// captured in a CUDA graph (stage 7). Each GPU runs one kernel that reads and writes the other
-/// GPUs' memory directly and synchronises with them through flags (flag_protocol.hpp).
+/// @brief The all-reduce stages that work in peer memory with no host in the loop: one-shot with
+/// flags (stage 4) and without (stage 5), two-shot (stage 6), the size rule that picks between
+/// stages 5 and 6 (stage 7) and the same captured in a CUDA graph (stage 8). Each GPU runs one
+/// kernel that reads and writes the other GPUs' memory directly and synchronises with them
+/// through flags (flag_protocol.hpp) or through the data itself (stage 5).
 ///
 /// One GPU's part (PeerAllReducePart) sees every rank's buffers through a PeerView: in one process
 /// they are the other GPUs' allocations (peer access and unified addressing make them
@@ -27,15 +28,26 @@ namespace multi_gpu {
 
 /// How a peer-memory all-reduce moves the data.
 enum class PeerAlgorithm {
-    kOneShot,  ///< every rank pushes its whole input to every peer, then sums locally
-    kTwoShot,  ///< reduce-scatter (each rank sums its chunk) then all-gather, in one kernel
+    kOneShot,          ///< every rank pushes its whole input to every peer, a flag barrier, a sum
+    kOneShotSentinel,  ///< the same without flags: the data is the signal (Lamport's trick)
+    kTwoShot,          ///< reduce-scatter (each rank sums its chunk) then all-gather, one kernel
 };
 
-/// "one-shot", "two-shot".
+/// Stage 5's "empty" marker: the bits of -0.0f. A staging slot holds it until the peer's value
+/// lands; inputs of -0.0 travel as +0.0 (the sum can then differ from IEEE's only in the sign of
+/// a zero that every rank contributed as -0.0).
+inline constexpr std::uint32_t kEmptySlotBits = 0x80000000u;
+
+/// How many staging buffers an algorithm rotates through: the flag one-shot two (a rank is at
+/// most one call ahead, and the barrier keeps it there), the sentinel one-shot three (one being
+/// written, one being read, one being emptied for the call after next).
+int staging_buffers(PeerAlgorithm algorithm);
+
+/// "one-shot", "one-shot (sentinel)", "two-shot".
 const char* peer_algorithm_name(PeerAlgorithm algorithm);
 
 /// Where one rank's workspace keeps its flag words, its per-block call counters and (one-shot
-/// only) its staging area: two halves x `ranks` slots x `capacity` floats.
+/// only) its staging area: staging_buffers() x `ranks` slots x `capacity` floats.
 struct PeerWorkspaceLayout {
     std::size_t counters_offset = 0;  ///< bytes from the start
     std::size_t staging_offset = 0;   ///< bytes from the start (16-byte aligned)
@@ -94,6 +106,18 @@ class PeerAllReducePart {
 /// How many blocks of `threads` threads of `algorithm`'s kernel fit on the current GPU at once.
 unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads);
 
+/// The ring's step boundary across processes: enqueues on `stream` a one-block kernel through
+/// which rank `rank` tells ranks `previous` and `next` that its work so far is done, and waits
+/// until both have said the same. `workspaces[p]`: rank p's (zeroed) workspace as this GPU
+/// addresses it; every rank must make the same number of calls.
+void launch_neighbour_sync(const std::vector<void*>& workspaces, int rank, int previous, int next,
+                           cudaStream_t stream);
+
+/// Readies a zeroed workspace of the current GPU for `algorithm` (the sentinel one-shot marks
+/// every staging slot empty), on `stream`.
+void prepare_peer_workspace(PeerAlgorithm algorithm, void* workspace,
+                            const PeerWorkspaceLayout& layout, cudaStream_t stream);
+
 /// A peer-memory all-reduce over a team: a zeroed workspace per local GPU, every rank's buffers
 /// shared (peer_team.hpp), one part per local GPU. Construction is collective over the ranks.
 class PeerAllReduce {
@@ -116,22 +140,23 @@ class PeerAllReduce {
     std::vector<PeerAllReducePart> parts_;
 };
 
-// ---- The size rule (stage 6) ------------------------------------------------------------------
+// ---- The size rule (stage 7) ------------------------------------------------------------------
 
 /// One probe of the size rule: both algorithms timed at one message size.
 struct SizeProbe {
     std::uint64_t bytes = 0;  ///< message size
-    double one_shot_ms = 0;   ///< median time of the one-shot
+    double one_shot_ms = 0;   ///< median time of the (sentinel) one-shot
     double two_shot_ms = 0;   ///< median time of the two-shot
 };
 
-/// The size rule: messages smaller than `two_shot_from` bytes go one-shot, the others two-shot.
+/// The size rule: messages smaller than `two_shot_from` bytes go one-shot (the sentinel one,
+/// stage 5), the others two-shot.
 struct SizeRule {
     std::uint64_t two_shot_from = 0;  ///< 0: two-shot everywhere
     std::string reason;               ///< one line: the probes that decided it
     /// The algorithm for a message of `bytes`.
     PeerAlgorithm choose(std::uint64_t bytes) const {
-        return bytes < two_shot_from ? PeerAlgorithm::kOneShot : PeerAlgorithm::kTwoShot;
+        return bytes < two_shot_from ? PeerAlgorithm::kOneShotSentinel : PeerAlgorithm::kTwoShot;
     }
 };
 

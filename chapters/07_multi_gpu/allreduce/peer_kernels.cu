@@ -1,4 +1,5 @@
-// The kernels of the peer-memory all-reduce stages (4 and 5), and the flag barrier they share.
+// The kernels of the peer-memory all-reduce stages (4, 5 and 6), and the flag barrier that
+// stages 4 and 6 share (stage 5 needs none).
 //
 // The memory-ordering argument, once for both stages. A block publishes what it wrote to peer
 // memory, and learns that the peers have published theirs, like this:
@@ -83,9 +84,9 @@ __device__ float4 operator+(float4 x, float4 y) {
     return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
 }
 
-// Rank `owner`'s staging slot in which rank `from` leaves its input, in half `half`.
-__device__ float* staging_slot(const PeerArgs& a, int owner, int half, int from) {
-    return a.staging[owner] + (static_cast<std::size_t>(half) * a.ranks + from) * a.capacity;
+// Rank `owner`'s staging slot in which rank `from` leaves its input, in buffer `buffer`.
+__device__ float* staging_slot(const PeerArgs& a, int owner, int buffer, int from) {
+    return a.staging[owner] + (static_cast<std::size_t>(buffer) * a.ranks + from) * a.capacity;
 }
 
 // Stage 4. Every rank stores its input into its own slot of every peer's staging area (stores
@@ -140,9 +141,132 @@ __global__ void one_shot_kernel(PeerArgs a) {
     end_call(a, seq);
 }
 
+// ---- Stage 5: the data is the signal ----
+
+__device__ bool is_empty(float value) {
+    return __float_as_uint(value) == kEmptySlotBits;
+}
+
+// -0.0 is the empty marker, so it travels as +0.0 (on every rank alike, own value included).
+__device__ float sendable(float value) {
+    return is_empty(value) ? 0.0f : value;
+}
+
+__device__ float4 sendable(float4 v) {
+    return make_float4(sendable(v.x), sendable(v.y), sendable(v.z), sendable(v.w));
+}
+
+// A load that goes to memory every time (never a stale cached copy): the spin needs to see the
+// peer's store when it lands.
+__device__ float4 load_volatile(const float4* address) {
+    float4 v;
+    asm volatile("ld.volatile.global.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(address)
+                 : "memory");
+    return v;
+}
+
+__device__ float load_volatile(const float* address) {
+    return *reinterpret_cast<const volatile float*>(address);
+}
+
+__device__ float4 wait_for(const float4* slot) {
+    float4 v = load_volatile(slot);
+    while (is_empty(v.x) || is_empty(v.y) || is_empty(v.z) || is_empty(v.w)) {
+        v = load_volatile(slot);
+    }
+    return v;
+}
+
+__device__ float wait_for(const float* slot) {
+    float v = load_volatile(slot);
+    while (is_empty(v)) {
+        v = load_volatile(slot);
+    }
+    return v;
+}
+
+// Stage 5. No flags, no fences, no barrier: every rank stores its input into its slot of every
+// peer's staging buffer, and each thread spins on the very elements it will add until none of
+// them reads "empty" any more. A value that is there is the value (each 4-byte lane is checked
+// on its own, so a 16-byte store seen half-landed is simply waited for). The reader then marks
+// the buffer it read at the previous call empty again, for the call after next; three buffers
+// rotate, so the one a peer writes is never the one being read or being emptied (a rank can be
+// one call ahead, never two: call k + 1 needs the peers' data of call k + 1).
+__global__ void one_shot_sentinel_kernel(PeerArgs a) {
+    const std::uint32_t seq = begin_call(a);
+    const int buffer = static_cast<int>(seq % 3);
+    const int emptied = static_cast<int>((seq + 2) % 3);  // the one read at call seq - 1
+    const std::size_t vectors = a.n / 4;
+    const std::size_t tail = a.n % 4;
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    const float* mine = a.send[a.rank];
+    for (std::size_t i = first; i < vectors; i += stride) {
+        const float4 v = sendable(reinterpret_cast<const float4*>(mine)[i]);
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank))[i] = v;
+            }
+        }
+    }
+    if (first < tail) {
+        const std::size_t i = vectors * 4 + first;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                staging_slot(a, p, buffer, a.rank)[i] = sendable(mine[i]);
+            }
+        }
+    }
+    const float4 empty4 = make_float4(__uint_as_float(kEmptySlotBits), __uint_as_float(kEmptySlotBits),
+                                      __uint_as_float(kEmptySlotBits), __uint_as_float(kEmptySlotBits));
+    float* out = a.recv[a.rank];
+    for (std::size_t i = first; i < vectors; i += stride) {
+        float4 sum = make_float4(0, 0, 0, 0);
+        for (int p = 0; p < a.ranks; ++p) {
+            const float4 v =
+                p == a.rank ? sendable(reinterpret_cast<const float4*>(mine)[i])
+                            : wait_for(reinterpret_cast<const float4*>(staging_slot(a, a.rank, buffer, p)) + i);
+            sum = p == 0 ? v : sum + v;
+        }
+        reinterpret_cast<float4*>(out)[i] = sum;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                reinterpret_cast<float4*>(staging_slot(a, a.rank, emptied, p))[i] = empty4;
+            }
+        }
+    }
+    if (first < tail) {
+        const std::size_t i = vectors * 4 + first;
+        float sum = 0;
+        for (int p = 0; p < a.ranks; ++p) {
+            const float v = p == a.rank ? sendable(mine[i])
+                                        : wait_for(staging_slot(a, a.rank, buffer, p) + i);
+            sum = p == 0 ? v : sum + v;
+        }
+        out[i] = sum;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                staging_slot(a, a.rank, emptied, p)[i] = __uint_as_float(kEmptySlotBits);
+            }
+        }
+    }
+    end_call(a, seq);
+}
+
+__global__ void fill_bits_kernel(std::uint32_t* words, std::size_t count, std::uint32_t bits) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        words[i] = bits;
+    }
+}
+
+// ---- Stage 6 ----
+
 constexpr int kTwoShotUnroll = 4;  // independent 16-byte loads per thread per peer in flight
 
-// Stage 5. After a first barrier (every rank's kernel has started, so every input is final and
+// Stage 6. After a first barrier (every rank's kernel has started, so every input is final and
 // every output may be written), each rank sums its own chunk over all ranks, loading the peers'
 // inputs over the link (reduce-scatter), and stores the sum into every rank's output (all-gather),
 // in the same pass. A second barrier keeps every rank's kernel running until the peers are done
@@ -199,7 +323,51 @@ __global__ void two_shot_kernel(PeerArgs a) {
 
 constexpr unsigned kPeerThreads = 512;
 
+struct NeighbourArgs {
+    std::uint32_t* flags[kMaxPeerRanks] = {};  // each rank's flag words
+    std::uint32_t* counter = nullptr;          // this rank's count of syncs
+    int rank = 0;
+    int neighbours[2] = {0, 0};                // may be the same rank twice (two GPUs)
+};
+
+// The ring's step boundary between processes (ring_team.cpp): the same signal-then-wait as
+// peer_barrier, for one block and two partners. The work before it on this stream has finished
+// when the kernel starts (stream order); the system-scope fence and release publish it.
+__global__ void neighbour_sync_kernel(NeighbourArgs a) {
+    const int t = static_cast<int>(threadIdx.x);
+    const std::uint32_t seq = *a.counter + 1;
+    if (t < 2) {
+        const int peer = a.neighbours[t];
+        __threadfence_system();
+        SystemFlag(a.flags[peer][flag_index(0, 0, a.rank)]).store(seq, cuda::memory_order_release);
+        const SystemFlag mine(a.flags[a.rank][flag_index(0, 0, peer)]);
+        while (!flag_reached(mine.load(cuda::memory_order_acquire), seq)) {
+        }
+    }
+    __syncthreads();
+    if (t == 0) {
+        *a.counter = seq;
+    }
+}
+
 }  // namespace
+
+void launch_neighbour_sync(const std::vector<void*>& workspaces, int rank, int previous, int next,
+                           cudaStream_t stream) {
+    NeighbourArgs a;
+    const PeerWorkspaceLayout layout =
+        peer_workspace_layout(PeerAlgorithm::kTwoShot, static_cast<int>(workspaces.size()), 0);
+    for (std::size_t p = 0; p < workspaces.size(); ++p) {
+        a.flags[p] = static_cast<std::uint32_t*>(workspaces[p]);
+    }
+    a.counter = reinterpret_cast<std::uint32_t*>(static_cast<char*>(workspaces[rank]) +
+                                                 layout.counters_offset);
+    a.rank = rank;
+    a.neighbours[0] = previous;
+    a.neighbours[1] = next;
+    neighbour_sync_kernel<<<1, 32, 0, stream>>>(a);
+    CT_CHECK_LAUNCH();
+}
 
 unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads) {
     int device = 0;
@@ -207,9 +375,13 @@ unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads) {
     int per_sm = 0;
     CT_CHECK(cudaGetDevice(&device));
     CT_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, algorithm == PeerAlgorithm::kOneShot ? one_shot_kernel : two_shot_kernel,
-        static_cast<int>(threads), 0));
+    const void* kernel = algorithm == PeerAlgorithm::kOneShot
+                             ? reinterpret_cast<const void*>(one_shot_kernel)
+                         : algorithm == PeerAlgorithm::kOneShotSentinel
+                             ? reinterpret_cast<const void*>(one_shot_sentinel_kernel)
+                             : reinterpret_cast<const void*>(two_shot_kernel);
+    CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                           static_cast<int>(threads), 0));
     const long long resident = static_cast<long long>(per_sm) * sms;
     return static_cast<unsigned>(std::clamp<long long>(resident, 1, kMaxPeerBlocks));
 }
@@ -255,11 +427,29 @@ void PeerAllReducePart::run(std::size_t n, cudaStream_t stream) const {
     a.chunk_begin = chunk.begin;
     a.chunk_end = chunk.end;
     const PeerLaunch shape = launch(n);
-    if (algorithm_ == PeerAlgorithm::kOneShot) {
-        one_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
-    } else {
-        two_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+    switch (algorithm_) {
+        case PeerAlgorithm::kOneShot:
+            one_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            break;
+        case PeerAlgorithm::kOneShotSentinel:
+            one_shot_sentinel_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            break;
+        case PeerAlgorithm::kTwoShot:
+            two_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            break;
     }
+    CT_CHECK_LAUNCH();
+}
+
+void prepare_peer_workspace(PeerAlgorithm algorithm, void* workspace,
+                            const PeerWorkspaceLayout& layout, cudaStream_t stream) {
+    if (algorithm != PeerAlgorithm::kOneShotSentinel || layout.capacity == 0) {
+        return;
+    }
+    const std::size_t words = (layout.bytes - layout.staging_offset) / sizeof(std::uint32_t);
+    fill_bits_kernel<<<256, 256, 0, stream>>>(
+        reinterpret_cast<std::uint32_t*>(static_cast<char*>(workspace) + layout.staging_offset),
+        words, kEmptySlotBits);
     CT_CHECK_LAUNCH();
 }
 

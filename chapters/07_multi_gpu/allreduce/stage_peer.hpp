@@ -1,5 +1,5 @@
 /// @file stage_peer.hpp
-/// @brief What stages 4-7 share: a TeamAllReducer around a PeerAllReduce of fixed n, and the
+/// @brief What stages 4-8 share: a TeamAllReducer around a PeerAllReduce of fixed n, and the
 /// size rule cached per set of GPUs.
 #pragma once
 

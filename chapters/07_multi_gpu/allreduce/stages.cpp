@@ -20,13 +20,13 @@ const std::vector<AllReduceStage>& allreduce_stages() {
               "copy, then an add"},
              false,
              make_ring_memcpy,
-             nullptr},
+             make_ring_memcpy_team},
             {{"3", "ring_peer_kernel",
               "stage 2 with each reduce step one kernel that reads the neighbour's chunk over "
               "the link and adds in the same pass"},
              true,
              make_ring_peer_kernel,
-             nullptr},
+             make_ring_peer_kernel_team},
             {{"4", "one_shot",
               "one kernel per GPU: push the whole input into every peer's memory, one flag "
               "barrier, sum locally (latency: one launch, one wait)"},
@@ -35,20 +35,28 @@ const std::vector<AllReduceStage>& allreduce_stages() {
              make_one_shot,
              kOneShotMaxBytes,
              "every GPU receives all G - 1 inputs whole and stages two copies of each"},
-            {{"5", "two_shot",
+            {{"5", "one_shot_sentinel",
+              "stage 4 without flags: every slot starts as a marker no input sends, and each "
+              "thread spins on the values it adds until they have landed (one trip, no fence)"},
+             true,
+             nullptr,
+             make_one_shot_sentinel,
+             kOneShotMaxBytes,
+             "every GPU receives all G - 1 inputs whole and stages three copies of each"},
+            {{"6", "two_shot",
               "one kernel per GPU: sum my chunk loaded from every peer, store it into every "
               "peer's output (the ring's traffic, no steps)"},
              true,
              nullptr,
              make_two_shot},
-            {{"6", "size_rule",
-              "one-shot below the size from which two-shot measured faster on these GPUs, "
-              "two-shot above"},
+            {{"7", "size_rule",
+              "stage 5 below the size from which stage 6 measured faster on these GPUs, "
+              "stage 6 above"},
              true,
              nullptr,
              make_size_rule},
-            {{"7", "size_rule_graph",
-              "stage 6 captured once in a CUDA graph: one launch instead of fork, kernels and "
+            {{"8", "size_rule_graph",
+              "stage 7 captured once in a CUDA graph: one launch instead of fork, kernels and "
               "join"},
              true,
              nullptr,

@@ -1,4 +1,4 @@
-// Stage 6: the size rule. Stage 4 wins where latency decides, stage 5 where bandwidth does; where
+// Stage 7: the size rule. Stage 5 wins where latency decides, stage 6 where bandwidth does; where
 // the boundary lies depends on the GPUs and the link, so it is measured, not assumed: both
 // algorithms are timed at 4 KiB to 4 MiB on these GPUs (once per set of GPUs, a few hundred
 // milliseconds), and the rule sends a message to one-shot below the size from which two-shot is
@@ -35,7 +35,7 @@ std::unique_ptr<TeamAllReducer> make_size_rule(PeerTeam& team,
                                                const std::vector<float*>& recv, std::size_t n) {
     const SizeRule rule = size_rule_for(team);
     auto reducer = make_peer_all_reducer(team, rule.choose(n * sizeof(float)), send, recv, n);
-    reducer->set_remark("stage 6's size rule, measured on these GPUs: " + rule.reason);
+    reducer->set_remark("stage 7's size rule, measured on these GPUs: " + rule.reason);
     return reducer;
 }
 

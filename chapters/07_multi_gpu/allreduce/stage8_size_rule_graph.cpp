@@ -1,4 +1,4 @@
-// Stage 7: stage 6 captured in a CUDA graph (chapter 6's lesson). A small all-reduce costs about
+// Stage 8: stage 7 captured in a CUDA graph (chapter 6's lesson). A small all-reduce costs about
 // as much to launch as to run. In one process the launch is more than one kernel: an event and a
 // wait to fork every GPU's stream from GPU 0's, a launch per GPU, and a wait per GPU to join them
 // back; captured once into a graph, all of it becomes a single cudaGraphLaunch, which the driver
@@ -55,7 +55,7 @@ std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
     const SizeRule rule = size_rule_for(team);
     auto reducer = std::make_unique<GraphAllReducer>(
         team, make_peer_all_reducer(team, rule.choose(n * sizeof(float)), send, recv, n));
-    reducer->set_remark("stage 6's size rule, measured on these GPUs: " + rule.reason);
+    reducer->set_remark("stage 7's size rule, measured on these GPUs: " + rule.reason);
     return reducer;
 }
 
