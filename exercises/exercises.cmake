@@ -10,6 +10,17 @@
 # so that the copy's #include "..." lines find what the original finds. Relative paths are taken
 # from the repository root. scripts/exercise.py sets both variables; an empty STAGE (the default)
 # changes nothing.
+
+# An exercise that is not a chapter's stage (exercises/<id>/CMakeLists.txt: the student's file
+# and a program that checks it, such as multi-gpu-4's two-GPU harness) is added here, under the
+# chapters, so that the replacement below finds its targets like any chapter's.
+file(GLOB _exercise_folders ${PROJECT_SOURCE_DIR}/exercises/*/CMakeLists.txt)
+foreach(_lists IN LISTS _exercise_folders)
+  get_filename_component(_folder "${_lists}" DIRECTORY)
+  get_filename_component(_name "${_folder}" NAME)
+  add_subdirectory("${_folder}" "${PROJECT_BINARY_DIR}/exercises/${_name}")
+endforeach()
+
 set(CUDA_TUTORIAL_EXERCISE_STAGE "" CACHE STRING
     "Exercises: the stage file (relative to the repository root) to replace")
 set(CUDA_TUTORIAL_EXERCISE_SOURCE "" CACHE STRING

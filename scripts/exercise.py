@@ -30,7 +30,8 @@ solution and compiles unchanged:
 The skeleton is the stage file with every region replaced by its hint and its stub lines.
 
 Exit codes of `grade`: 0 PASS, 1 FAIL (a check failed; what was wrong is printed), 2 bad usage,
-3 compiled but no GPU to run the checks on, 4 the student's file did not compile.
+3 compiled but not checked (no GPU, or fewer GPUs than the exercise needs: multi-gpu-4 needs
+two with peer access), 4 the student's file did not compile.
 Python 3.8+, standard library only.
 """
 import argparse
@@ -225,8 +226,10 @@ def random_size(rng: random.Random) -> int:
 
 
 class Grader:
-    executable = ""
+    executable = ""  # the program the grader builds and runs (the chapter's, or the exercise's)
     compare_label = "CUB"
+    gpus = 1  # GPUs the checks need; with fewer, grade() says so and exits 3 (not checked)
+    sanitize_note = ""  # why sanitize_tools() is empty, when it is
 
     def __init__(self, stage: str):
         self.stage = stage
@@ -471,24 +474,84 @@ class StreamsGrader(Grader):
         return problems
 
 
+class MultiGpuGrader(Grader):
+    """Exercise multi-gpu-4 (exercises/multi-gpu-4/README.md): the one-shot all-reduce's flag
+    barrier, run by its own harness on two GPUs of one process. Every case runs many calls back
+    to back with a new input each, one GPU late on two calls out of three, and call numbers that
+    wrap around 2^32 during the run (--wrap-after: on a call where GPU 1 is late, or GPU 0); the
+    messages go up to 4 MiB, pushed by as few as one block, so that stores are still on the link
+    when a flag that does not wait for them lands."""
+    executable = "one_shot_barrier_exercise"
+    compare_label = "stage 4 as committed"
+    gpus = 2
+    sanitize_note = ("compute-sanitizer serializes kernels, and a kernel that spins on a flag "
+                     "that a kernel on the other GPU raises then never returns")
+    fixed = [  # (floats, blocks (0: as many as the message needs), threads, late us, calls)
+        (1, 0, 32, 20, 48), (1025, 0, 256, 20, 48), ((1 << 18) + 1, 1, 1024, 20, 48),
+        ((1 << 18) + 1, 2, 512, 20, 48), ((1 << 18) + 1, 0, 512, 20, 48),
+        ((1 << 18) + 1, 0, 512, 0, 64), ((1 << 20) + 3, 4, 256, 50, 32),
+    ]
+
+    def cases(self, seed, large):
+        rng = random.Random(seed)
+        chosen = list(self.fixed) + [(random_size(rng), rng.choice([1, 2, 8, 0]),
+                                      rng.choice([128, 256, 512, 1024]), 20, 48)]
+        # The wrap-around falls on a call where GPU 1 is late (7) or GPU 0 is (8): the on-time
+        # GPU is the first to ask whether call 0 has come.
+        return [Case(f"n={n} blocks={b or 'auto'} threads={t} late={late}us calls={calls}",
+                     ["--n", str(n), "--blocks", str(b), "--threads", str(t), "--late-us",
+                      str(late), "--calls", str(calls), "--wrap-after", str(7 + i % 2),
+                      "--seed", str(seed), "--warmup", "1", "--reps", "2"])
+                for i, (n, b, t, late, calls) in enumerate(chosen)]
+
+    def timing_args(self, seed):
+        return ["--seed", str(seed), "--calls", "8"]
+
+    def compare_ids(self):
+        return []
+
+    def sanitize_tools(self):
+        return []
+
+
 GRADERS = {"first_kernel": FirstKernelGrader, "reduction": ReductionGrader, "histogram": HistogramGrader,
-           "divergence": DivergenceGrader, "nested": NestedGrader, "streams": StreamsGrader}
+           "divergence": DivergenceGrader, "nested": NestedGrader, "streams": StreamsGrader,
+           "multi_gpu": MultiGpuGrader}
 
 
 # --- running -----------------------------------------------------------------------------------
 
 NO_GPU_TEXT = "no NVIDIA GPU"
+# How a program says that this machine cannot run its checks (exercise multi-gpu-4's harness
+# without two GPUs with peer access), exit code 3: not checked, never a PASS or a FAIL.
+NOT_CHECKED_TEXT = "not checked: "
+
+
+def gpu_count() -> int:
+    """How many devices the CUDA driver sees (0 when it does not load)."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
 
 
 def gpu_present() -> bool:
     """True when the CUDA driver loads and sees at least one device."""
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    count = ctypes.c_int(0)
-    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and \
-        count.value > 0
+    return gpu_count() > 0
+
+
+def missing_gpus(grader: "Grader", count: Optional[int] = None) -> str:
+    """Why this machine cannot run `grader`'s checks ('' when it can): fewer GPUs than it needs."""
+    count = gpu_count() if count is None else count
+    if count >= grader.gpus:
+        return ""
+    if count == 0:
+        return "no GPU"
+    return f"needs {grader.gpus} GPUs, found {count}"
 
 
 @dataclasses.dataclass
@@ -532,6 +595,9 @@ def judge(result: RunResult, grader: Grader) -> Tuple[str, List[str]]:
         return "fail", ["timed out (an endless loop, or a deadlock at a barrier?)"]
     if result.code == 3 and NO_GPU_TEXT in result.output:
         return "no-gpu", ["no GPU"]
+    if result.code == 3 and NOT_CHECKED_TEXT in result.output:
+        said = [line for line in result.output.splitlines() if NOT_CHECKED_TEXT in line]
+        return "no-gpu", [said[0].split(NOT_CHECKED_TEXT, 1)[1].strip()]
     if result.code == 2:
         return "skip", [last_lines(result.output, 2)]
     if result.code not in (0, 1) or not result.rows:
@@ -571,9 +637,9 @@ def cache_value(build_dir: pathlib.Path, name: str) -> Optional[str]:
 
 
 def build_with(exercise: Exercise, source: pathlib.Path, build_dir: pathlib.Path,
-               cmake_args: List[str], jobs: int, log) -> Tuple[bool, str]:
+               cmake_args: List[str], jobs: int, log, target: str = "") -> Tuple[bool, str]:
     """Configures build_dir so that the chapter compiles `source` in place of the stage file and
-    builds the chapter's executable. The file is copied into the build folder first (only when
+    builds `target` (default: the chapter's executable). The file is copied into the build folder first (only when
     it changed), so that grading another file of the same exercise recompiles one file and does
     not reconfigure. Returns (built, compiler output with the copy's path shown as `source`)."""
     staging = build_dir / "exercise-source" / pathlib.Path(exercise.file).name
@@ -595,7 +661,8 @@ def build_with(exercise: Exercise, source: pathlib.Path, build_dir: pathlib.Path
         output += done.stdout
         if done.returncode != 0:
             return False, output
-    command = ["cmake", "--build", str(build_dir), "--target", exercise.chapter, "-j", str(jobs)]
+    command = ["cmake", "--build", str(build_dir), "--target", target or exercise.chapter,
+               "-j", str(jobs)]
     print("building:    " + " ".join(command), file=log, flush=True)
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           errors="replace")
@@ -652,18 +719,21 @@ def grade(exercise: Exercise, source: pathlib.Path, args, out=sys.stdout) -> int
     grader = GRADERS[exercise.grader](exercise.stage)
     build_dir = pathlib.Path(args.build_dir).resolve()
     print(f"== exercise {exercise.id}: {display(source)} in place of {exercise.file}", file=out)
-    built, output = build_with(exercise, source, build_dir, args.cmake_arg or [], args.jobs, out)
+    built, output = build_with(exercise, source, build_dir, args.cmake_arg or [], args.jobs, out,
+                               grader.executable)
     if not built:
         print("BUILD FAILED: your file does not compile (or the build failed):", file=out)
         print(compiler_errors(output), file=out)
         print(f"RESULT: BUILD FAILED ({exercise.id})", file=out)
         return EXIT_BUILD
     executable = build_dir / "bin" / grader.executable
-    if not gpu_present():
-        print(f"compiled: {display(executable)} has your stage. The checks need an NVIDIA GPU "
-              "and its driver, and none was found: run the same command on a machine with one.",
-              file=out)
-        print(f"RESULT: COMPILED, NOT CHECKED (no GPU) ({exercise.id})", file=out)
+    missing = missing_gpus(grader)
+    if missing:
+        needed = "an NVIDIA GPU" if grader.gpus == 1 else f"{grader.gpus} NVIDIA GPUs"
+        print(f"compiled: {display(executable)} has your stage. The checks need {needed} and "
+              f"the driver, and this machine has {'none' if missing == 'no GPU' else 'fewer'}: "
+              "run the same command on a machine with them.", file=out)
+        print(f"RESULT: COMPILED, NOT CHECKED ({missing}) ({exercise.id})", file=out)
         return EXIT_NO_GPU
 
     seed = args.seed if args.seed is not None else random.randrange(1, 1 << 31)
@@ -679,7 +749,7 @@ def grade(exercise: Exercise, source: pathlib.Path, args, out=sys.stdout) -> int
         result = run_program(command, args.timeout)
         verdict, reasons = judge(result, grader)
         if verdict == "no-gpu":
-            print("RESULT: COMPILED, NOT CHECKED (no GPU)", file=out)
+            print(f"RESULT: COMPILED, NOT CHECKED ({reasons[0]}) ({exercise.id})", file=out)
             return EXIT_NO_GPU
         if verdict == "skip":
             skipped.append(case.label)
@@ -717,6 +787,9 @@ def grade(exercise: Exercise, source: pathlib.Path, args, out=sys.stdout) -> int
 
 
 def sanitize(grader: Grader, executable: pathlib.Path, seed: int, args, out) -> List[str]:
+    if not grader.sanitize_tools():
+        print(f"  skip  compute-sanitizer: {grader.sanitize_note}", file=out)
+        return []
     tool_path = find_sanitizer()
     if not tool_path:
         print("  FAIL  compute-sanitizer not found (it comes with the CUDA toolkit)", file=out)

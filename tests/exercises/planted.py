@@ -6,6 +6,9 @@ solution) to make a wrong solution that the grader must FAIL:
     # what is wrong, and why a weak grader would pass it
     exercise: reduction-4
     sanitize: no            (yes: graded with SANITIZE=1, for bugs only a sanitizer sees surely)
+    may-pass: no            (optional; yes: a real bug that the hardware may hide, such as a
+                             memory-ordering scope that today's GPUs honour anyway: graded and
+                             its verdict reported, but a PASS is not counted against the grader)
     @@ replace
     <lines of the stage file, exactly once in it>
     @@ with
@@ -43,6 +46,7 @@ class Plant:
     exercise: str
     sanitize: bool
     replacements: List[Tuple[str, str]]
+    may_pass: bool = False
 
     def apply(self, text: str) -> str:
         for old, new in self.replacements:
@@ -80,10 +84,11 @@ def parse_plant(path: pathlib.Path) -> Plant:
         raise ValueError(f"{path}: a replacement is not closed by '@@ end'")
     if "exercise" not in fields or not replacements:
         raise ValueError(f"{path}: needs 'exercise:' and at least one replacement")
-    if fields.get("sanitize", "no") not in ("yes", "no"):
-        raise ValueError(f"{path}: 'sanitize:' must be yes or no")
+    for key in ("sanitize", "may-pass"):
+        if fields.get(key, "no") not in ("yes", "no"):
+            raise ValueError(f"{path}: '{key}:' must be yes or no")
     return Plant(path.stem, " ".join(why), fields["exercise"], fields.get("sanitize") == "yes",
-                 replacements)
+                 replacements, fields.get("may-pass") == "yes")
 
 
 def load_plants() -> List[Plant]:

@@ -37,14 +37,13 @@ class Registry(unittest.TestCase):
             with self.subTest(e.id):
                 self.assertTrue(e.path.is_file(), e.file)
                 self.assertIn(e.grader, ex.GRADERS)
-                self.assertTrue(e.file.startswith("chapters/"))
+                self.assertTrue(e.file.startswith(("chapters/", f"exercises/{e.id}/")), e.file)
 
     def test_chapters_are_executables(self):
         defined = "".join(p.read_text() for p in (ROOT / "chapters").glob("*/CMakeLists.txt"))
         for e in EXERCISES:
             self.assertRegex(defined, r"add_executable\(" + e.chapter + r"\b",
                              f"{e.id}: CHAPTER={e.chapter} is no chapter's executable")
-            self.assertTrue(e.file.startswith("chapters/"), e.file)
 
 
 class Markers(unittest.TestCase):
@@ -56,7 +55,8 @@ class Markers(unittest.TestCase):
 
     def test_no_markers_outside_registered_stage_files(self):
         registered = {e.path.resolve() for e in EXERCISES}
-        for path in (ROOT / "chapters").rglob("*"):
+        own = [p for p in (ROOT / "exercises").glob("*/*") if p.parent.name != "student"]
+        for path in list((ROOT / "chapters").rglob("*")) + own:
             if path.suffix in {".cu", ".cuh", ".cpp", ".hpp"} and path.resolve() not in registered:
                 self.assertIsNone(ex.MARKER.search(path.read_text()),
                                   f"{path}: EXERCISE markers, but no line in exercises.txt")
@@ -195,6 +195,15 @@ class Plants(unittest.TestCase):
                      "partial_rescaled", "race_plain_increment"):
             self.assertIn(kind, names)
 
+    def test_the_barrier_plants_of_multi_gpu_4(self):
+        plants = {p.name: p for p in planted.load_plants() if p.exercise == "multi-gpu-4"}
+        self.assertEqual(set(plants), {"relaxed_flag", "signal_before_block_done",
+                                       "device_scope_flag", "wrap_unsafe_compare",
+                                       "no_barrier_after_wait"})
+        # Only the scope plant may pass: today's hardware may honour a device-scope fence for
+        # stores to a peer anyway (exercises/multi-gpu-4/README.md).
+        self.assertEqual({n for n, p in plants.items() if p.may_pass}, {"device_scope_flag"})
+
 
 def row(row_id, passed=True, detail="", **extra):
     return {"id": row_id, "passed": passed, "detail": detail, "median_ms": 1.0, "gbs": 2.0,
@@ -297,6 +306,103 @@ class Running(unittest.TestCase):
         self.assertEqual(failures, [])
         self.assertRegex(text, r"your stage 3 +PASS +0\.1650 +813\.6 +24\.3")
         self.assertRegex(text, r"CUB +PASS +0\.0507 +2648\.8 +79\.0")
+
+
+class MultiGpu(unittest.TestCase):
+    """Exercise multi-gpu-4: two GPUs or not checked, and cases that make a wrong barrier show."""
+
+    def test_fewer_gpus_than_needed_is_not_checked(self):
+        grader = ex.MultiGpuGrader("4")
+        self.assertEqual(ex.missing_gpus(grader, 0), "no GPU")
+        self.assertEqual(ex.missing_gpus(grader, 1), "needs 2 GPUs, found 1")
+        self.assertEqual(ex.missing_gpus(grader, 2), "")
+        self.assertEqual(ex.missing_gpus(ex.ReductionGrader("3"), 1), "")
+        said = ("not checked: exercise multi-gpu-4 needs two GPUs in one process; this machine "
+                "has 1\n")
+        verdict, why = ex.judge(ex.RunResult(3, said, {}, 0.1), grader)
+        self.assertEqual(verdict, "no-gpu")
+        self.assertIn("needs two GPUs", why[0])
+
+    def test_cases_are_adversarial(self):
+        cases = ex.MultiGpuGrader("4").cases(seed=7, large=False)
+
+        def values(option):
+            return [int(c.args[c.args.index(option) + 1]) for c in cases]
+        self.assertTrue({1, 1025, (1 << 18) + 1} <= set(values("--n")))  # 4 B, 4100 B, 1 MiB + 4 B
+        self.assertIn(1, values("--blocks"))  # one block pushes a whole MiB
+        self.assertTrue(all(calls >= 32 for calls in values("--calls")))
+        self.assertTrue(any(late > 0 for late in values("--late-us")))
+        self.assertIn(0, values("--late-us"))
+        for calls, wrap in zip(values("--calls"), values("--wrap-after")):
+            self.assertLess(wrap, calls)  # every run crosses 2^32
+        self.assertEqual(set(values("--wrap-after")), {7, 8})  # GPU 1 late at the wrap, GPU 0
+
+
+class WrapAround(unittest.TestCase):
+    """Plant wrap_unsafe_compare on the CPU: two ranks run the one-shot protocol (signal, wait,
+    read, next call) with call numbers starting near 2^32. flag_reached (flag_protocol.hpp: the
+    signed difference) keeps them in step across the wrap; `value >= seq` lets a rank through
+    call 0 before its peer has signalled, or never lets it through call 2^32 - 1."""
+
+    MASK = (1 << 32) - 1
+
+    @staticmethod
+    def flag_reached(value, seq):
+        return ((value - seq) & WrapAround.MASK) < (1 << 31)
+
+    @staticmethod
+    def at_least(value, seq):
+        return value >= seq
+
+    def run_protocol(self, reached, first_counter, calls, schedule):
+        """Two ranks, each: signal call seq to the peer, wait for the peer's signal, then read
+        (checking that the peer signalled this call). `schedule` picks which rank steps next.
+        Returns 'ok', 'early at seq S' (read before the peer signalled) or 'hang at seq S'."""
+        flag = [first_counter, first_counter]  # flag[r]: what the peer last stored into rank r
+        signalled = [first_counter, first_counter]  # the last call each rank really signalled
+        seq = [(first_counter + 1) & self.MASK] * 2
+        phase = ["signal", "signal"]
+        done = [0, 0]
+        for r in schedule:
+            if done[r] == calls:
+                continue
+            peer = 1 - r
+            if phase[r] == "signal":
+                flag[peer] = seq[r]
+                signalled[r] = seq[r]
+                phase[r] = "wait"
+            elif reached(flag[r], seq[r]):
+                if signalled[peer] != seq[r] and not self.flag_reached(signalled[peer], seq[r]):
+                    return f"early at seq {seq[r]}"
+                seq[r] = (seq[r] + 1) & self.MASK
+                phase[r] = "signal"
+                done[r] += 1
+            elif done[peer] == calls or (phase[peer] == "wait" and
+                                         not reached(flag[peer], seq[peer])):
+                return f"hang at seq {seq[r]}"
+        return "ok" if done == [calls, calls] else "unfinished"
+
+    def schedules(self, steps):
+        yield [0, 1] * steps  # in step
+        yield [0, 0, 1, 1] * steps
+        for seed in range(20):  # either rank may be late at any step, as on the GPUs
+            rng = __import__("random").Random(seed)
+            yield [rng.randrange(2) for _ in range(4 * steps)]
+
+    def test_flag_reached_keeps_both_ranks_in_step_across_the_wrap(self):
+        for first in (self.MASK - 5, self.MASK - 1, self.MASK, 0, 10):
+            for schedule in self.schedules(40):
+                self.assertEqual(self.run_protocol(self.flag_reached, first, 8, schedule), "ok",
+                                 f"counters from {first}")
+
+    def test_value_at_least_seq_breaks_at_the_wrap(self):
+        outcomes = {self.run_protocol(self.at_least, self.MASK - 5, 8, schedule)
+                    for schedule in self.schedules(40)}
+        # In step, it may get through; with a peer late at call 0, it reads before the signal.
+        self.assertIn("early at seq 0", outcomes)
+        # Far from the wrap, the same comparison is right: the bug waits 2^32 calls to show.
+        for schedule in self.schedules(40):
+            self.assertEqual(self.run_protocol(self.at_least, 10, 8, schedule), "ok")
 
 
 class Cases(unittest.TestCase):
