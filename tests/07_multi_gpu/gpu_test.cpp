@@ -12,7 +12,6 @@
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
 #include "multi_gpu.hpp"
-#include "peer_team.hpp"
 #include "process.hpp"
 #include "sharded.hpp"
 
@@ -89,7 +88,7 @@ void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
 
 namespace {
 
-// The stages made on a team (the peer-memory ones, and the ring with flags) with a new input before every call and no wait between
+// Every stage with a new input before every call and no wait between
 // calls: a rank that ran ahead into the wrong staging half, or read a peer's input before it was
 // final, would return a sum of the wrong inputs. Sizes: one float, 4100 bytes, 1 MiB + 4 bytes.
 void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
@@ -116,9 +115,9 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
         recv_ptr.push_back(recv.back().data());
     }
     gpus.synchronize_devices();
-    // Made on a team, as in one process per GPU (stages 2 and 3 then use flags, not events).
-    mg::OneProcessTeam team(gpus);
-    const auto reducer = stage.make_team(team, send_ptr, recv_ptr, n);
+    // In one process, the form the table runs: stages 1-3 with events, the others on a team
+    // (their team forms of stages 2 and 3 run in the ranks tests).
+    const auto reducer = mg::make_all_reducer(stage, gpus, n);
     // run() is ordered after GPU 0's stream only (a captured graph runs every GPU's kernel from
     // GPU 0's stream): the join and the fork carry each GPU's own copies across.
     const mg::ForkJoin order(gpus);
@@ -130,7 +129,7 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
                                      gpus.stream(g)));
         }
         order.join();
-        reducer->run();
+        reducer->run(send_ptr, recv_ptr);
         order.fork();
         for (int g = 0; g < G; ++g) {
             const mg::DeviceGuard guard(g);
@@ -157,21 +156,33 @@ std::vector<std::size_t> odd_peer_sizes() {
     return {1, 1025, (std::size_t{1} << 18) + 1};  // 4 B, 4100 B, 1 MiB + 4 B
 }
 
+std::vector<std::string> stage_ids() {
+    std::vector<std::string> ids;
+    for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
+        ids.push_back(stage.id);
+    }
+    return ids;
+}
+
+class AllReduceStage : public testing::TestWithParam<std::string> {};
+
 }  // namespace
 
-TEST(MultiGpuAllReduce, PeerStagesBackToBackWithChangingInputs) {
+TEST_P(AllReduceStage, BackToBackWithChangingInputsOnOneAndTwoGpus) {
     CT_REQUIRE_GPUS(1);
+    const mg::AllReduceStage* stage = mg::find_allreduce_stage(GetParam());
+    ASSERT_NE(stage, nullptr);
     for (int G = 1; G <= std::min(ct::cuda_device_count(), 2); ++G) {
-        for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
-            if (stage.make_team == nullptr) {
-                continue;
-            }
-            for (std::size_t n : odd_peer_sizes()) {
-                check_back_to_back(G, stage, n);
-            }
+        for (std::size_t n : odd_peer_sizes()) {
+            check_back_to_back(G, *stage, n);
         }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(MultiGpuAllReduce, AllReduceStage, testing::ValuesIn(stage_ids()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                             return "stage_" + info.param;
+                         });
 
 TEST(MultiGpuAllReduce, EveryStageOnOneGpuCopiesTheInput) {
     CT_REQUIRE_GPUS(1);

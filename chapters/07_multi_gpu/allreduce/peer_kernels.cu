@@ -49,6 +49,26 @@ struct PeerArgs {
 
 using SystemFlag = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
 
+// Every spin gives up after this long and aborts the kernel (a CUDA error on the host), so that a
+// peer that never comes (it failed, or was never launched) is an error, not a hang.
+constexpr unsigned long long kSpinTimeoutNs = 10'000'000'000ull;
+
+__device__ unsigned long long global_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Call in a spin loop with the time the spin started (0 the first time).
+__device__ void give_up_after_timeout(unsigned long long& started) {
+    const unsigned long long now = global_ns();
+    if (started == 0) {
+        started = now;
+    } else if (now - started > kSpinTimeoutNs) {
+        __trap();
+    }
+}
+
 // This block's call number: one more than at its previous call. Kept in device memory, not
 // passed by the host, so that a CUDA graph, which replays the same arguments, still counts.
 __device__ std::uint32_t begin_call(const PeerArgs& a) {
@@ -74,7 +94,9 @@ __device__ void peer_barrier(const PeerArgs& a, int point, std::uint32_t seq) {
         SystemFlag(a.flags[peer][flag_index(point, blockIdx.x, a.rank)])
             .store(seq, cuda::memory_order_release);
         const SystemFlag mine(a.flags[a.rank][flag_index(point, blockIdx.x, peer)]);
+        unsigned long long started = 0;
         while (!flag_reached(mine.load(cuda::memory_order_acquire), seq)) {
+            give_up_after_timeout(started);
         }
     }
     __syncthreads();
@@ -173,7 +195,9 @@ __device__ float load_volatile(const float* address) {
 
 __device__ float4 wait_for(const float4* slot) {
     float4 v = load_volatile(slot);
+    unsigned long long started = 0;
     while (is_empty(v.x) || is_empty(v.y) || is_empty(v.z) || is_empty(v.w)) {
+        give_up_after_timeout(started);
         v = load_volatile(slot);
     }
     return v;
@@ -181,7 +205,9 @@ __device__ float4 wait_for(const float4* slot) {
 
 __device__ float wait_for(const float* slot) {
     float v = load_volatile(slot);
+    unsigned long long started = 0;
     while (is_empty(v)) {
+        give_up_after_timeout(started);
         v = load_volatile(slot);
     }
     return v;
@@ -341,7 +367,9 @@ __global__ void neighbour_sync_kernel(NeighbourArgs a) {
         __threadfence_system();
         SystemFlag(a.flags[peer][flag_index(0, 0, a.rank)]).store(seq, cuda::memory_order_release);
         const SystemFlag mine(a.flags[a.rank][flag_index(0, 0, peer)]);
+        unsigned long long started = 0;
         while (!flag_reached(mine.load(cuda::memory_order_acquire), seq)) {
+            give_up_after_timeout(started);
         }
     }
     __syncthreads();

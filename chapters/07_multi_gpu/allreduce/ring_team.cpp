@@ -4,8 +4,11 @@
 // their memory and waits for theirs (launch_neighbour_sync; the release/acquire pair of stage
 // 4's barrier). One more boundary before the first step (every input final) and after the last
 // (no neighbour still reads my output) bracket the call. In one process the same stages keep
-// their events (ring_allreduce.cpp).
+// their events (ring_allreduce.cpp): a spinning step kernel there can deadlock with a peer copy
+// that the driver orders behind the other GPU's running kernel, which separate processes never
+// see; the team form refuses a team of more than one local GPU.
 #include <memory>
+#include <stdexcept>
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
@@ -22,6 +25,11 @@ class TeamRing final : public TeamAllReducer {
     TeamRing(PeerTeam& team, const std::vector<const float*>& send,
              const std::vector<float*>& recv, std::size_t n, bool staged)
         : team_(team), n_(n), staged_(staged) {
+        if (team.local_gpus() > 1) {
+            throw std::invalid_argument(
+                "the ring's team form is for one process per GPU; in one process, stages 2 and "
+                "3 order the GPUs with events (make, not make_team)");
+        }
         const int ranks = team.ranks();
         const PeerWorkspaceLayout layout = peer_workspace_layout(PeerAlgorithm::kTwoShot, ranks, 0);
         std::vector<void*> mine_send, mine_recv, mine_workspace;
