@@ -4,9 +4,10 @@
 // their memory and waits for theirs (launch_neighbour_sync; the release/acquire pair of stage
 // 4's barrier). One more boundary before the first step (every input final) and after the last
 // (no neighbour still reads my output) bracket the call. In one process the same stages keep
-// their events (ring_allreduce.cpp): a spinning step kernel there can deadlock with a peer copy
-// that the driver orders behind the other GPU's running kernel, which separate processes never
-// see; the team form refuses a team of more than one local GPU.
+// their events (ring_allreduce.cpp): driven from one process, the team form hung (on two H200s)
+// until its spin gave up, most likely because the driver ordered a peer copy behind the other
+// GPU's still-spinning step kernel, an ordering separate processes never share. So the team
+// form refuses a team of more than one local GPU.
 #include <memory>
 #include <stdexcept>
 
