@@ -319,6 +319,8 @@ int run_rank(const RankEnvironment& env, const Options& o) {
             }
             recv.fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
             CT_CHECK(cudaDeviceSynchronize());
+            config.label = "rank " + std::to_string(env.rank) + " allreduce stage " + stage.id +
+                           " " + size_group(bytes);  // the NVTX range of the timed runs
             std::unique_ptr<TeamAllReducer> reducer =
                 stage.make_team(team, {send.data()}, {recv.data()}, n);
             const ct::Measurement m = ct::measure(

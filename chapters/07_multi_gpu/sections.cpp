@@ -416,6 +416,7 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
             gpus.synchronize_devices();
             ct::BenchmarkConfig config = o.common.benchmark_config();
             config.stream = gpus.stream(0);
+            config.label = "allreduce stage " + stage.id + " " + size_group(bytes);  // NVTX
             const DeviceGuard guard(gpus.device(0));
             const ct::Measurement m =
                 ct::measure([&](cudaStream_t) { reducer->run(send_ptr, recv_ptr); },
