@@ -217,8 +217,9 @@ COMMIT_CACHE = {}
 
 
 def run_commit(doc):
-    """The commit that made the run: run.git_commit where the JSON has it, else the commit of
-    the folder's summary.json when the run started within that bench run's first 3 hours."""
+    """The commit that made the run: run.git_commit where the JSON has it, else the folder's
+    summary.json: its "reruns" entry for this result (a case run again on its own, later), or
+    its commit when the run started within that bench run's first 3 hours."""
     commit = doc["run"].get("git_commit")
     if commit:
         return str(commit).split()[0]
@@ -232,6 +233,8 @@ def run_commit(doc):
         except (OSError, json.JSONDecodeError):
             COMMIT_CACHE[folder] = None
     summary = COMMIT_CACHE[folder]
+    if summary and doc.get("_stem") in summary.get("reruns", {}):
+        return str(summary["reruns"][doc["_stem"]]).split()[0]
     if not summary or not summary.get("git_commit") or not summary.get("date"):
         return None
     start, stamp = summary["date"][:19], doc["run"].get("timestamp", "")[:19]
@@ -1352,7 +1355,9 @@ def busbw_figure(plt, docs, labels):
                     f"{doc.get('title', '')}; NCCL {params.get('NCCL', '?')}",
                     footer_lines(docs, labels), ncols=2, big=True)
     ax, ax_time = figure.axes
-    palette = ["#8172b3", "#4c72b0", "#55a868", "#937860", "#64b5cd"]
+    # Eight stages and more: as many distinct colours, none of them the baseline's orange.
+    palette = ["#8172b3", "#4c72b0", "#55a868", "#937860", "#64b5cd", "#da8bc3", "#8c8c8c",
+               "#c44e52", "#ccb974", "#2f4f4f"]
     handles, names = [], []
     busbw_points, time_points = [], []
     sizes = sorted({p[0] for points in series.values() for p in points})
@@ -1378,7 +1383,10 @@ def busbw_figure(plt, docs, labels):
     for axis in (ax, ax_time):
         axis.set_xscale("log", base=2)
         axis.set_xticks(sizes)
-        axis.set_xticklabels([size_name(s).replace(".0 ", " ") for s in sizes])
+        # Sizes closer than a factor of 4 would print their labels over each other: slant them.
+        crowded = any(b < 4 * a for a, b in zip(sizes, sizes[1:]))
+        axis.set_xticklabels([size_name(s).replace(".0 ", " ") for s in sizes],
+                             rotation=35 if crowded else 0, ha="right" if crowded else "center")
         axis.set_xlabel("message size per GPU (log scale)")
         axis.grid(True, which="major", alpha=0.3)
     ax.set_ylim(0, max(p[1] for points in series.values() for p in points) * 1.2)
