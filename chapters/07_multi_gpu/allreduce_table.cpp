@@ -2,6 +2,7 @@
 #include "allreduce_table.hpp"
 
 #include "cudatutorial/device_info.hpp"
+#include "flag_protocol.hpp"
 
 namespace ct = cudatutorial;
 
@@ -10,6 +11,20 @@ namespace multi_gpu {
 void prepare_allreduce_table(ct::ResultTable& table) {
     table.set_group_column("size");
     table.set_baseline("nccl", "NCCL");
+}
+
+std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t bytes, int gpus,
+                                  bool team_form) {
+    if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
+        return "stage " + stage.id + " runs up to " +
+               ct::format_bytes(static_cast<double>(stage.max_bytes)) +
+               " only: " + stage.why_max_bytes;
+    }
+    if (team_form && stage.role != Role::kBaseline && gpus > kMaxPeerRanks) {
+        return "stage " + stage.id + " skipped: it takes at most " +
+               std::to_string(kMaxPeerRanks) + " GPUs";
+    }
+    return {};
 }
 
 std::string size_group(std::uint64_t bytes) {

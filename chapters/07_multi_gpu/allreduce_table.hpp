@@ -22,6 +22,12 @@ cudatutorial::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t
                                       const cudatutorial::Measurement& measurement, int gpus,
                                       double link_gbs);
 
+/// Why `stage` does not run at `bytes` over `gpus` GPUs, as a note for the table (once per
+/// table), or empty when it runs: past its largest size, or past the peer-memory kernels' GPU
+/// count when it runs in its team form (`team_form`; NCCL has no such limit).
+std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t bytes, int gpus,
+                                  bool team_form);
+
 /// The size group's label: "1 KiB", "1 GiB".
 std::string size_group(std::uint64_t bytes);
 

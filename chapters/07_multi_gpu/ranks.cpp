@@ -31,7 +31,6 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "allreduce_table.hpp"
-#include "flag_protocol.hpp"
 #include "multi_gpu.hpp"
 #include "nccl_support.hpp"
 #include "peer_team.hpp"
@@ -306,15 +305,9 @@ int run_rank(const RankEnvironment& env, const Options& o) {
                                          "one-process design");
                 continue;
             }
-            if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
-                add_note_once(notes, "stage " + stage.id + " runs up to " +
-                                         ct::format_bytes(static_cast<double>(stage.max_bytes)) +
-                                         " only: " + stage.why_max_bytes);
-                continue;
-            }
-            if (stage.role != Role::kBaseline && env.ranks > kMaxPeerRanks) {
-                add_note_once(notes, "stage " + stage.id + " skipped: it takes at most " +
-                                         std::to_string(kMaxPeerRanks) + " GPUs");
+            const std::string skip = allreduce_skip_reason(stage, bytes, env.ranks, true);
+            if (!skip.empty()) {
+                add_note_once(notes, skip);
                 continue;
             }
             recv.fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass

@@ -14,7 +14,6 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "allreduce_table.hpp"
-#include "flag_protocol.hpp"
 #include "options.hpp"
 #include "sharded.hpp"
 #include "topology.hpp"
@@ -397,15 +396,10 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                               "stage " + stage.id + " skipped: needs peer access between all GPUs");
                 continue;
             }
-            if (stage.max_bytes != 0 && bytes > stage.max_bytes) {
-                add_note_once(notes, "stage " + stage.id + " runs up to " +
-                                         ct::format_bytes(static_cast<double>(stage.max_bytes)) +
-                                         " only: " + stage.why_max_bytes);
-                continue;
-            }
-            if (stage.make_team != nullptr && G > kMaxPeerRanks) {
-                add_note_once(notes, "stage " + stage.id + " skipped: it takes at most " +
-                                         std::to_string(kMaxPeerRanks) + " GPUs");
+            // In one process only the stages without events run in their team form.
+            const std::string skip = allreduce_skip_reason(stage, bytes, G, stage.make == nullptr);
+            if (!skip.empty()) {
+                add_note_once(notes, skip);
                 continue;
             }
             const auto reducer = make_all_reducer(stage, gpus, n);
