@@ -90,7 +90,10 @@ class PeerAllReducePart {
   public:
     PeerAllReducePart(PeerAlgorithm algorithm, PeerView view);
     /// recv[rank][i] = sum over p of send[p][i], i < n (n <= the view's capacity), summed in rank
-    /// order on every rank, so that all ranks hold the same bits.
+    /// order on every rank, so that all ranks hold the same bits. For the sentinel one-shot n may
+    /// grow from call to call but never shrink (throws std::invalid_argument): each call empties
+    /// the slots of its own n only, so a smaller call would leave a larger one's values behind,
+    /// and a later larger call would take them for fresh ones.
     void run(std::size_t n, cudaStream_t stream) const;
     /// The launch shape it uses for n floats.
     PeerLaunch launch(std::size_t n) const;
@@ -101,6 +104,7 @@ class PeerAllReducePart {
     PeerAlgorithm algorithm_;
     PeerView view_;
     unsigned resident_blocks_ = 1;
+    mutable std::size_t largest_n_ = 0;  // the sentinel one-shot's guard (see run)
 };
 
 /// How many blocks of `threads` threads of `algorithm`'s kernel fit on the current GPU at once.

@@ -431,6 +431,13 @@ void PeerAllReducePart::run(std::size_t n, cudaStream_t stream) const {
     if (n > view_.capacity) {
         throw std::invalid_argument("PeerAllReducePart::run: n exceeds the buffers' capacity");
     }
+    if (algorithm_ == PeerAlgorithm::kOneShotSentinel) {
+        if (n < largest_n_) {
+            throw std::invalid_argument(
+                "PeerAllReducePart::run: the sentinel one-shot's n may grow, never shrink");
+        }
+        largest_n_ = n;
+    }
     if (n == 0) {
         return;
     }
