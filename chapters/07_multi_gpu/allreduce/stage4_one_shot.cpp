@@ -5,11 +5,12 @@
 // them, waits for every peer's flag, and adds the slots it holds. One launch, one wait, no host.
 //
 // Why it should be faster than stages 1-3 on small messages: one kernel instead of 2(G - 1)
-// steps, and the GPUs synchronise through memory (a store and a spin, about a microsecond over
-// NVLink) instead of through events and the host. Why it loses on large ones: every GPU receives
-// all G - 1 inputs whole, (G - 1) x n floats, where a ring moves 2(G - 1)/G x n per GPU; at
-// G = 2 that is twice the link traffic of the ring. The memory-ordering argument is in
-// peer_kernels.cu; the flags' arithmetic in flag_protocol.hpp.
+// steps, and the GPUs synchronise through memory (a store and a spin over the link) instead of
+// through events and the host. Why it loses on large ones: every GPU receives all G - 1 inputs
+// whole, (G - 1) x n floats, into a staging area that it then reads back (an extra pass through
+// memory); at G = 2 the link carries what a ring's would, from G = 3 on G/2 times as much (a ring
+// moves 2(G - 1)/G x n per GPU). The memory-ordering argument is in peer_kernels.cu; the flags'
+// arithmetic in flag_protocol.hpp.
 #include "stage_peer.hpp"
 
 namespace multi_gpu {
