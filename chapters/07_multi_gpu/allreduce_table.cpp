@@ -1,6 +1,8 @@
 // The all-reduce rows: what both modes (sections.cpp, ranks.cpp) put in their tables.
 #include "allreduce_table.hpp"
 
+#include <algorithm>
+
 #include "cudatutorial/device_info.hpp"
 #include "flag_protocol.hpp"
 
@@ -25,6 +27,12 @@ std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t byt
                std::to_string(kMaxPeerRanks) + " GPUs";
     }
     return {};
+}
+
+void add_note_once(std::vector<std::string>& notes, const std::string& note) {
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
+        notes.push_back(note);
+    }
 }
 
 std::string size_group(std::uint64_t bytes) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/report.hpp"
@@ -27,6 +28,9 @@ cudatutorial::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t
 /// count when it runs in its team form (`team_form`; NCCL has no such limit).
 std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t bytes, int gpus,
                                   bool team_form);
+
+/// Appends `note` unless `notes` already holds it: a stage skipped at every size is said once.
+void add_note_once(std::vector<std::string>& notes, const std::string& note);
 
 /// The size group's label: "1 KiB", "1 GiB".
 std::string size_group(std::uint64_t bytes);

@@ -171,12 +171,6 @@ void write_round_rows(const ct::ResultTable& table, const std::string& round,
     }
 }
 
-void add_note_once(std::vector<std::string>& notes, const std::string& note) {
-    if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
-        notes.push_back(note);
-    }
-}
-
 void finalize_mpi() {
 #if CT_HAVE_MPI
     int initialized = 0;

@@ -65,12 +65,6 @@ ct::RunInfo run_info(const std::string& title, const std::vector<int>& devices, 
     return info;
 }
 
-void add_note_once(std::vector<std::string>& notes, const std::string& note) {
-    if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
-        notes.push_back(note);  // once, not once per message size
-    }
-}
-
 void finish(const ct::ResultTable& table, const std::vector<std::string>& notes, const Options& o,
             const std::string& section) {
     ct::ResultTable noted = table;
