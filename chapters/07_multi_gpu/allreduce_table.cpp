@@ -10,9 +10,13 @@ namespace ct = cudatutorial;
 
 namespace multi_gpu {
 
-void prepare_allreduce_table(ct::ResultTable& table) {
+void prepare_allreduce_table(ct::ResultTable& table, const ct::BenchmarkConfig& config) {
     table.set_group_column("size");
     table.set_baseline("nccl", "NCCL");
+    // At small sizes every row sits a little above this: what is left is the stage's own work.
+    const ct::Stats floor = ct::launch_floor(config);
+    table.info().set("launch floor", ct::format_fixed(floor.median_ms * 1000.0, 2) +
+                                         " µs: an empty kernel, timed as every row is");
 }
 
 std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t bytes, int gpus,

@@ -14,8 +14,11 @@
 
 namespace multi_gpu {
 
-/// Groups `table` by message size ("size") and compares every row with NCCL's row of its size.
-void prepare_allreduce_table(cudatutorial::ResultTable& table);
+/// Groups `table` by message size ("size") and compares every row with NCCL's row of its size;
+/// adds the launch floor (benchmark.hpp's launch_floor, timed with `config` on the current
+/// device) to the header: the least a row can take, which the small sizes approach.
+void prepare_allreduce_table(cudatutorial::ResultTable& table,
+                             const cudatutorial::BenchmarkConfig& config);
 
 /// The row of `stage` at `bytes` over `gpus` GPUs: id and flags from the stage, grouped by size,
 /// busbw GB/s, and % of `link_gbs` when it is known (> 0).

@@ -220,9 +220,9 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
     ct::ResultTable table(info);
-    prepare_allreduce_table(table);
     ct::BenchmarkConfig config = o.common.benchmark_config();
     config.stream = stream;
+    prepare_allreduce_table(table, config);
 
     // A round of the network section (launch_network): NCCL's rows only, handed to the launcher.
     const char* round = std::getenv("CT_NETWORK_ROUND");
@@ -479,7 +479,7 @@ int launch_network(const Options& o, char** argv) {
     info.set("sockets round", "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket "
                               "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
     ct::ResultTable table(info);
-    prepare_allreduce_table(table);
+    prepare_allreduce_table(table, o.common.benchmark_config());
     const AllReduceStage nvlink{{"nccl", "nccl_allreduce_nvlink",
                                  "NCCL over NVLink (its peer-to-peer transport): one machine",
                                  Role::kBaseline}};

@@ -351,7 +351,12 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
         info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
     }
     ct::ResultTable table(info);
-    prepare_allreduce_table(table);
+    {
+        ct::BenchmarkConfig floor = o.common.benchmark_config();
+        floor.stream = gpus.stream(0);
+        const DeviceGuard guard(gpus.device(0));
+        prepare_allreduce_table(table, floor);
+    }
     std::vector<std::string> notes;
     if (G == 1) {
         notes.push_back("one GPU: every stage is a copy of the input; verified all the same");

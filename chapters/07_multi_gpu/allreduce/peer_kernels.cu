@@ -69,6 +69,13 @@ __device__ void give_up_after_timeout(unsigned long long& started) {
     }
 }
 
+// The thread's first input vector (zeros past the end), loaded before begin_call: the load and
+// begin_call's read of the call counter are then in flight together, instead of one after the
+// other (about 0.2 us of a 3 us call back to back, measured on two H200s).
+__device__ float4 first_input(const float* input, std::size_t first, std::size_t vectors) {
+    return first < vectors ? reinterpret_cast<const float4*>(input)[first] : float4{};
+}
+
 // This block's call number: one more than at its previous call. Kept in device memory, not
 // passed by the host, so that a CUDA graph, which replays the same arguments, still counts.
 __device__ std::uint32_t begin_call(const PeerArgs& a) {
@@ -117,15 +124,16 @@ __device__ float* staging_slot(const PeerArgs& a, int owner, int buffer, int fro
 // Without the flags a rank would read slots before they arrive; without the two halves, a rank
 // one call ahead would overwrite a slot its peer is still summing (flag_protocol.hpp).
 __global__ void one_shot_kernel(PeerArgs a) {
-    const std::uint32_t seq = begin_call(a);
-    const int half = staging_half(seq);
     const std::size_t vectors = a.n / 4;
     const std::size_t tail = a.n % 4;
     const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
     const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
     const float* mine = a.send[a.rank];
+    const float4 first_vector = first_input(mine, first, vectors);
+    const std::uint32_t seq = begin_call(a);
+    const int half = staging_half(seq);
     for (std::size_t i = first; i < vectors; i += stride) {
-        const float4 v = reinterpret_cast<const float4*>(mine)[i];
+        const float4 v = i == first ? first_vector : reinterpret_cast<const float4*>(mine)[i];
         for (int p = 0; p < a.ranks; ++p) {
             if (p != a.rank) {
                 reinterpret_cast<float4*>(staging_slot(a, p, half, a.rank))[i] = v;
@@ -221,16 +229,17 @@ __device__ float wait_for(const float* slot) {
 // rotate, so the one a peer writes is never the one being read or being emptied (a rank can be
 // one call ahead, never two: call k + 1 needs the peers' data of call k + 1).
 __global__ void one_shot_sentinel_kernel(PeerArgs a) {
-    const std::uint32_t seq = begin_call(a);
-    const int buffer = static_cast<int>(seq % 3);
-    const int emptied = static_cast<int>((seq + 2) % 3);  // the one read at call seq - 1
     const std::size_t vectors = a.n / 4;
     const std::size_t tail = a.n % 4;
     const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
     const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
     const float* mine = a.send[a.rank];
+    const float4 first_vector = first_input(mine, first, vectors);
+    const std::uint32_t seq = begin_call(a);
+    const int buffer = static_cast<int>(seq % 3);
+    const int emptied = static_cast<int>((seq + 2) % 3);  // the one read at call seq - 1
     for (std::size_t i = first; i < vectors; i += stride) {
-        const float4 v = sendable(reinterpret_cast<const float4*>(mine)[i]);
+        const float4 v = sendable(i == first ? first_vector : reinterpret_cast<const float4*>(mine)[i]);
         for (int p = 0; p < a.ranks; ++p) {
             if (p != a.rank) {
                 reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank))[i] = v;

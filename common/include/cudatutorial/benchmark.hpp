@@ -11,6 +11,11 @@
 ///     queued: the host's launch latency is in no sample;
 ///  4. validate again: a kernel that breaks under repetition (a race, state not reset between
 ///     runs, an accumulating output) is caught too.
+/// A sample is one call by default: the time of one call on its own, the events' fixed cost
+/// included (a few microseconds, which dominate a tiny kernel). With `calls_per_sample` k > 1 a
+/// sample is k calls back to back between one pair of events, divided by k: the time per call
+/// when calls follow each other, as a training loop issues them, the events' cost shared by k.
+/// launch_floor() times an empty kernel the same way: the least any sample can be.
 /// The launch callback must compute the whole result from scratch each time (clear its own
 /// outputs if it accumulates), on the stream it is given.
 ///
@@ -51,6 +56,10 @@ struct BenchmarkConfig {
     /// function that waits on the host (a host-side combine): the hold would delay it by its
     /// timeout and print a warning.
     bool hold_stream = true;
+    /// Calls per sample (see the file comment): 1, each call timed on its own; k > 1, k calls
+    /// back to back per sample, the sample divided by k. Not with flush_l2 (the flush would be
+    /// timed too).
+    int calls_per_sample = 1;
     /// The NVTX range around the timed runs, e.g. "stage 3 sequential_addressing" (run_stage
     /// sets it); empty: no range.
     std::string label;
@@ -78,6 +87,11 @@ Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
 
 /// Only the timing part of measure(): warm-up, then timed repetitions, no validation.
 Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config);
+
+/// An empty kernel (one thread) timed exactly as `config` times a stage: the floor under every
+/// sample, what launching and the events cost on this GPU with this stream and calls per sample.
+/// A stage near it is bound by launch latency, not by its own work.
+Stats launch_floor(const BenchmarkConfig& config);
 
 /// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
 ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,

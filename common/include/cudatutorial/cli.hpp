@@ -26,6 +26,7 @@ struct CommonOptions {
     int repetitions = 20;       ///< --reps: timed runs per kernel
     int warmup = 3;             ///< --warmup: untimed runs before timing
     bool flush_l2 = false;      ///< --flush-l2: overwrite L2 before each timed run
+    int batch = 1;              ///< --batch K: calls back to back per sample (benchmark.hpp)
     std::string csv_path;       ///< --csv FILE
     std::string json_path;      ///< --json FILE
     bool json_to_stdout = false;  ///< --json with no FILE (or "-"): only with --stage list
@@ -47,7 +48,8 @@ enum class L2FlushOption {
     kNotListed,  ///< still parsed, so that the chapter can say why it does not apply
 };
 
-/// Registers --reps, --warmup, --flush-l2, --csv, --json and --device on `app`, in the group
+/// Registers --reps, --warmup, --flush-l2, --batch, --csv, --json, --markdown and --device on
+/// `app`, in the group
 /// "Common options", which --help lists after the chapter's own options whatever the order in
 /// which they were added. --json without a FILE (or with "-") means standard output, which only
 /// `--stage list --json` accepts (run_program refuses it elsewhere, exit 2).

@@ -17,6 +17,7 @@ BenchmarkConfig CommonOptions::benchmark_config() const {
     config.warmup = warmup;
     config.repetitions = repetitions;
     config.flush_l2 = flush_l2;
+    config.calls_per_sample = batch;
     return config;
 }
 
@@ -61,9 +62,18 @@ void add_common_options(CLI::App& app, CommonOptions& options, L2FlushOption l2_
         ->check(CLI::Range(0, 10000))
         ->capture_default_str()
         ->group(group);
-    app.add_flag("--flush-l2", options.flush_l2,
-                 "overwrite the L2 cache before every timed run (cold-cache timing)")
-        ->group(l2_flush == L2FlushOption::kOffered ? group : std::string());  // "": not listed
+    CLI::Option* flush = app.add_flag("--flush-l2", options.flush_l2,
+                                      "overwrite the L2 cache before every timed run "
+                                      "(cold-cache timing)")
+                             ->group(l2_flush == L2FlushOption::kOffered ? group : std::string());
+    app.add_option("--batch", options.batch,
+                   "calls back to back per timed sample, the sample divided by them: the time "
+                   "per call when calls follow each other, the events' fixed cost shared "
+                   "(1: each call timed on its own)")
+        ->check(CLI::Range(1, 10000))
+        ->capture_default_str()
+        ->excludes(flush)
+        ->group(group);
     app.add_option("--csv", options.csv_path, "also write the results table as CSV to FILE")
         ->check(writable_file_validator())
         ->group(group);
@@ -169,6 +179,10 @@ void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
 }
 
 int finish_table(ResultTable& table, const CommonOptions& options, bool other_checks_passed) {
+    if (options.batch > 1) {  // every sample of this table is a batch: the header says so
+        table.info().set("calls per sample",
+                         std::to_string(options.batch) + " back to back, the sample divided by them");
+    }
     record_clocks(table.info());
     table.print(std::cout);
     table.write_files(options.csv_path, options.json_path, options.markdown_path);

@@ -116,8 +116,12 @@ class StreamHold {
 }  // namespace
 
 Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config) {
-    if (config.repetitions < 1 || config.warmup < 0) {
-        throw std::invalid_argument("time_repeated: repetitions must be >= 1 and warmup >= 0");
+    if (config.repetitions < 1 || config.warmup < 0 || config.calls_per_sample < 1) {
+        throw std::invalid_argument(
+            "time_repeated: repetitions and calls_per_sample must be >= 1, warmup >= 0");
+    }
+    if (config.flush_l2 && config.calls_per_sample > 1) {
+        throw std::invalid_argument("time_repeated: flush_l2 times one call per sample only");
     }
     std::unique_ptr<L2Flusher> flusher;
     if (config.flush_l2) {
@@ -148,7 +152,9 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
             flusher->flush(config.stream);
         }
         starts[i].record(config.stream);
-        launch(config.stream);
+        for (int call = 0; call < config.calls_per_sample; ++call) {
+            launch(config.stream);
+        }
         stops[i].record(config.stream);
     }
     if (hold) {
@@ -163,9 +169,20 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
     std::vector<double> samples;
     samples.reserve(config.repetitions);
     for (int i = 0; i < config.repetitions; ++i) {
-        samples.push_back(stops[i].elapsed_ms_since(starts[i]));
+        samples.push_back(stops[i].elapsed_ms_since(starts[i]) / config.calls_per_sample);
     }
     return summarize(std::move(samples));
+}
+
+namespace detail {
+void launch_empty_kernel(cudaStream_t stream);
+}  // namespace detail
+
+Stats launch_floor(const BenchmarkConfig& config) {
+    BenchmarkConfig floor = config;
+    floor.flush_l2 = false;  // an empty kernel reads nothing
+    floor.label = "launch floor";
+    return time_repeated([](cudaStream_t stream) { detail::launch_empty_kernel(stream); }, floor);
 }
 
 Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
