@@ -108,6 +108,22 @@ TEST(CommonOptions, ParseIntoTheBenchmarkConfig) {
     EXPECT_EQ(options.timing_description(), "median of 7 after 0 warm-up runs, L2 flushed");
 }
 
+TEST(CommonOptions, BatchReachesTheConfigAndExcludesTheL2Flush) {
+    ct::CommonOptions options;
+    int block = 256;
+    std::uint64_t n = 0;
+    ASSERT_EQ(parse({"--batch", "20"}, options, block, n), 0);
+    EXPECT_EQ(options.benchmark_config().calls_per_sample, 20);
+    EXPECT_EQ(ct::CommonOptions{}.benchmark_config().calls_per_sample, 1);
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"--batch", "2", "--flush-l2"}, {"--batch", "0"}}) {
+        ct::CommonOptions refused;
+        testing::internal::CaptureStderr();
+        EXPECT_EQ(parse(args, refused, block, n), 2) << args[0] << " " << args[1];
+        testing::internal::GetCapturedStderr();
+    }
+}
+
 TEST(CommonOptions, BadInputGivesExitCodeTwo) {
     const std::vector<std::vector<std::string>> bad_inputs = {
         {"--unknown"},

@@ -377,3 +377,59 @@ TEST(HarnessGpu, ALabelledBatchIsTimedAsAnUnlabelledOne) {
     EXPECT_EQ(stats.samples, 4);
     EXPECT_EQ(launches, config.warmup + 4);
 }
+
+TEST(HarnessGpu, ABatchedSampleIsKCallsDividedByK) {
+    CT_REQUIRE_GPU();
+    // Every sample holds calls_per_sample launches; the sample is their time divided by them, so a
+    // 20 us kernel still reads about 20 us per call, and the launch count says k calls per sample.
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    ct::BenchmarkConfig config;
+    config.repetitions = 5;
+    config.warmup = 2;
+    config.calls_per_sample = 7;
+    int launches = 0;
+    const ct::Stats stats = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            ++launches;
+            spin_kernel<<<1, 1, 0, stream>>>(20000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+        },
+        config);
+    EXPECT_EQ(stats.samples, 5);
+    EXPECT_EQ(launches, 2 + 5 * 7);
+    const double kernel_ms = ran_ns.to_host()[0] * 1e-6;
+    if (cudatutorial::testing::sanitizing()) {
+        GTEST_SKIP() << "ran under compute-sanitizer, whose instrumentation makes timing bounds "
+                        "meaningless";
+    }
+    EXPECT_GE(stats.median_ms, kernel_ms * 0.99);
+    EXPECT_LT(stats.median_ms, kernel_ms + 0.005);
+    config.flush_l2 = true;  // a flush per sample would be timed with the batch: refused
+    EXPECT_THROW(ct::time_repeated([](cudaStream_t) {}, config), std::invalid_argument);
+}
+
+TEST(HarnessGpu, TheLaunchFloorIsBelowAnyKernelAndSharedByABatch) {
+    CT_REQUIRE_GPU();
+    // An empty kernel timed like a stage: positive, well under a 20 us kernel timed the same
+    // way, and no larger per call when calls go back to back (the events' cost is shared).
+    ct::BenchmarkConfig config;
+    config.repetitions = 21;
+    const ct::Stats one = ct::launch_floor(config);
+    ct::DeviceBuffer<unsigned long long> ran_ns(1);
+    const ct::Stats spin = ct::time_repeated(
+        [&](cudaStream_t stream) {
+            spin_kernel<<<1, 1, 0, stream>>>(20000, ran_ns.data());
+            CT_CHECK_LAUNCH();
+        },
+        config);
+    config.calls_per_sample = 20;
+    const ct::Stats batched = ct::launch_floor(config);
+    EXPECT_GT(one.median_ms, 0.0);
+    if (cudatutorial::testing::sanitizing()) {
+        GTEST_SKIP() << "ran under compute-sanitizer, whose instrumentation makes timing bounds "
+                        "meaningless";
+    }
+    EXPECT_LT(one.median_ms, spin.median_ms);
+    EXPECT_LE(batched.median_ms, one.median_ms * 1.05)
+        << "back to back " << batched.median_ms << " ms, alone " << one.median_ms << " ms";
+}
