@@ -85,15 +85,15 @@ void require_power_of_two_block(int block, int min_block = 32, int max_block = 1
 void require_range(std::uint64_t value, std::uint64_t min, std::uint64_t max,
                    const std::string& option);
 
-/// The ending every chapter's run() shares, and the one place a chapter's table is printed and
-/// its result files written (tests/scripts/test_table_output.py keeps it so): records the clocks
-/// seen during timing (clocks.hpp) in `table`'s run information, prints `table` (its notes
-/// under it), writes the CSV/JSON/Markdown files `options` ask for (table_writers.hpp), and
-/// returns the exit code: kSuccess when every row passed (labelled bug demonstrations aside) and
-/// `other_checks_passed`, else kVerificationFailed. A program with several tables calls it once
-/// per table, with CommonOptions::with_file_suffix for all but the first; a program whose own
-/// files take an option's name (chapter 6's --csv timeline) passes a copy of the options
-/// without it and writes that file itself, after this call.
+/// The one place a chapter's table is printed and its result files written; chapters reach it
+/// through TableRun::finish() (table_run.hpp), and tests/scripts/test_table_output.py keeps it
+/// so. Records the clocks seen during timing (clocks.hpp) in `table`'s run information, prints
+/// `table` (its notes under it), writes the CSV/JSON/Markdown files `options` ask for
+/// (table_writers.hpp), and returns the exit code: kSuccess when every row passed (labelled bug
+/// demonstrations aside) and `other_checks_passed`, else kVerificationFailed. A program with
+/// several tables finishes each, with a file suffix for all but the first; a program whose own
+/// files take an option's name (chapter 6's --csv timeline) gives its table a copy of the
+/// options without it and writes that file itself, afterwards.
 int finish_table(ResultTable& table, const CommonOptions& options, bool other_checks_passed = true);
 
 /// Answers `--stage list`, without a GPU: the chapter's registry as a table, or as JSON on

@@ -1,0 +1,111 @@
+/// @file table_run.hpp
+/// @brief One run of a chapter's table: the stages it times, the rows it is given, and the one
+/// ending that prints the table and writes its files.
+///
+/// Every chapter did the same things by hand: make a table, time each selected stage with
+/// run_stage(), add its own columns, add the row, add notes, then finish_table(). A chapter now
+/// supplies only what differs: the run information, and per stage its StageHooks (what to
+/// poison, launch and verify; its extra columns; a set-up to run first). TableRun does the rest,
+/// in the same order every time:
+///  1. `prepare` (a tuning pass that writes its choice into the header);
+///  2. run_stage(): poison, time with the options' timing, verify before and after, make the row;
+///  3. `extras` (the chapter's columns, read after timing), then the row's `group`;
+///  4. the row goes into the table.
+/// Rows a section times in its own way (chapter 6's timelines, chapter 1's sweep) go in with
+/// add(). finish() is then the one way out: it records the clocks, prints, writes
+/// --csv/--json/--markdown and returns the exit code (finish_table, cli.hpp).
+///
+/// Host code only, like cli.hpp: keep it out of .cu files.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/report.hpp"
+#include "cudatutorial/stage.hpp"
+
+namespace cudatutorial {
+
+/// What a chapter gives TableRun::run() for one stage. Only `launch` and `verify` are required.
+struct StageHooks {
+    /// A one-time set-up before the stage is timed, which may write header lines into the run
+    /// information (chapter 3's tuning pass). Several stages may share it, so it must be safe to
+    /// call again: a second call repeats no work and sets the same lines (RunInfo::set keeps a
+    /// key where it first went). Empty: nothing to set up.
+    std::function<void(RunInfo&)> prepare;
+    /// Overwrites the stage's outputs before the first run, so that a stage that writes nothing
+    /// cannot pass on what an earlier one left. Empty: nothing to overwrite.
+    std::function<void()> poison;
+    /// Launches the work to time on the given stream (the whole result, every time).
+    LaunchFunction launch;
+    /// Checks the result against the CPU reference (called with the device idle).
+    VerifyFunction verify;
+    /// Bytes one run moves, for the GB/s column; 0: no bandwidth (a compute-bound stage).
+    double bytes = 0;
+    /// Changes the options' timing for this stage only (a slow stage times fewer runs). Empty:
+    /// the options' timing as given.
+    std::function<void(BenchmarkConfig&)> adjust_timing;
+    /// Adds the chapter's own columns (or a remark) to the row, after timing: it may read the
+    /// row's times and verdict, and state the launch left behind (chapter 3's "first pass ms").
+    std::function<void(ResultRow&)> extras;
+    /// The row's group (a bin count, a message size); empty: the row keeps none.
+    std::string group;
+};
+
+/// The last step run() takes before adding a row: `hooks.extras`, then `hooks.group` (when not
+/// empty). Public so that its order can be tested without a GPU.
+void apply_hooks(const StageHooks& hooks, ResultRow& row);
+
+/// One chapter table, from the run information to the exit code (see the file comment).
+class TableRun {
+  public:
+    /// A table for the run described by `info`, timed and written as `options` ask. A program's
+    /// second table passes a `file_suffix` ("_timing"): out.json -> out_timing.json
+    /// (CommonOptions::with_file_suffix).
+    TableRun(RunInfo info, const CommonOptions& options, const std::string& file_suffix = {});
+
+    /// The run information (the header), for a line added while the table fills.
+    RunInfo& info() { return table_.info(); }
+    /// The run information, read only.
+    const RunInfo& info() const { return table_.info(); }
+    /// The options this table is timed and written with (the file suffix applied).
+    const CommonOptions& options() const { return options_; }
+
+    /// See ResultTable::set_baseline.
+    void set_baseline(const std::string& row_id, const std::string& label);
+    /// See ResultTable::set_group_column.
+    void set_group_column(const std::string& header);
+
+    /// Times `stage` with `hooks` (the steps of the file comment), adds its row and returns it
+    /// (the reference holds until the next row is added).
+    const ResultRow& run(const StageDescriptor& stage, const StageHooks& hooks);
+    /// The row run() would add, not added: for a chapter that derives columns across several
+    /// rows (chapter 5's "x CUB" within a bin count) before it adds them.
+    ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks);
+    /// Adds a row made elsewhere: a section that teaches its own timing, or a stage that could
+    /// not run (its reason in the detail).
+    void add(ResultRow row);
+    /// See ResultTable::add_note.
+    void add_note(const std::string& note);
+    /// See ResultTable::attach.
+    void attach(const std::string& key, std::string json_value);
+
+    /// The table so far, for the rare reader (a printout after the table that reads its rows).
+    const ResultTable& table() const { return table_; }
+
+    /// Records the clocks, prints the table, writes the files the options ask for, and returns
+    /// the exit code (finish_table, cli.hpp): kSuccess when every row passed and
+    /// `other_checks_passed`. A table is finished once: a second call throws std::logic_error.
+    int finish(bool other_checks_passed = true);
+    /// Whether finish() has run.
+    bool finished() const { return finished_; }
+
+  private:
+    ResultTable table_;
+    CommonOptions options_;
+    bool finished_ = false;
+};
+
+}  // namespace cudatutorial

@@ -1,0 +1,70 @@
+// One run of a chapter's table (table_run.hpp): the stage protocol around run_stage(), and the
+// one call of finish_table().
+#include "cudatutorial/table_run.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace cudatutorial {
+
+void apply_hooks(const StageHooks& hooks, ResultRow& row) {
+    if (hooks.extras) {
+        hooks.extras(row);
+    }
+    if (!hooks.group.empty()) {
+        row.group = hooks.group;
+    }
+}
+
+TableRun::TableRun(RunInfo info, const CommonOptions& options, const std::string& file_suffix)
+    : table_(std::move(info)),
+      options_(file_suffix.empty() ? options : options.with_file_suffix(file_suffix)) {}
+
+void TableRun::set_baseline(const std::string& row_id, const std::string& label) {
+    table_.set_baseline(row_id, label);
+}
+
+void TableRun::set_group_column(const std::string& header) {
+    table_.set_group_column(header);
+}
+
+ResultRow TableRun::time_stage(const StageDescriptor& stage, const StageHooks& hooks) {
+    if (hooks.prepare) {
+        hooks.prepare(table_.info());
+    }
+    BenchmarkConfig config = options_.benchmark_config();
+    if (hooks.adjust_timing) {
+        hooks.adjust_timing(config);
+    }
+    ResultRow row = run_stage(stage, hooks.poison, hooks.launch, hooks.verify, hooks.bytes, config);
+    apply_hooks(hooks, row);
+    return row;
+}
+
+const ResultRow& TableRun::run(const StageDescriptor& stage, const StageHooks& hooks) {
+    add(time_stage(stage, hooks));
+    return table_.rows().back();
+}
+
+void TableRun::add(ResultRow row) {
+    table_.add(std::move(row));
+}
+
+void TableRun::add_note(const std::string& note) {
+    table_.add_note(note);
+}
+
+void TableRun::attach(const std::string& key, std::string json_value) {
+    table_.attach(key, std::move(json_value));
+}
+
+int TableRun::finish(bool other_checks_passed) {
+    if (finished_) {
+        throw std::logic_error("TableRun::finish called twice for \"" + table_.info().title +
+                               "\": a table is printed and written once");
+    }
+    finished_ = true;
+    return finish_table(table_, options_, other_checks_passed);
+}
+
+}  // namespace cudatutorial

@@ -1,0 +1,101 @@
+// TableRun::run() on a GPU: the stage hooks in their order around the timed runs, the options'
+// timing and a stage's own, and a prepare shared by two stages. Skipped without a GPU.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/table_run.hpp"
+#include "gpu_test.hpp"
+
+namespace ct = cudatutorial;
+
+namespace {
+
+ct::RunInfo test_info() {
+    ct::RunInfo info;
+    info.program = "table_run_gpu_test";
+    info.title = "table run on a GPU";
+    info.set("N", "256");
+    return info;
+}
+
+}  // namespace
+
+TEST(TableRunGpu, HooksRunInTheirOrderAroundTheTimedRuns) {
+    CT_REQUIRE_GPU();
+    ct::CommonOptions options;
+    options.warmup = 2;
+    options.repetitions = 4;
+    ct::TableRun run(test_info(), options);
+    ct::DeviceBuffer<int> out(256);
+
+    std::vector<std::string> calls;
+    ct::StageHooks hooks;
+    hooks.prepare = [&](ct::RunInfo& info) {
+        calls.push_back("prepare");
+        info.set("tuned", "yes");
+    };
+    hooks.poison = [&] { calls.push_back("poison"); };
+    hooks.launch = [&](cudaStream_t stream) {
+        calls.push_back("launch");
+        out.fill_bytes_async(0, stream);
+    };
+    hooks.verify = [&] {
+        calls.push_back("verify");
+        return ct::Verification::pass();
+    };
+    hooks.bytes = 1024;
+    hooks.extras = [&](ct::ResultRow& row) {
+        calls.push_back("extras");
+        row.with("runs", std::to_string(row.stats.samples));
+    };
+    hooks.group = "1 KiB";
+    const ct::ResultRow& row =
+        run.run({"1", "memset", "one memset", ct::StageRole::kProgression}, hooks);
+
+    // One validated run, 2 warm-up runs, 4 timed runs; verified before and after timing.
+    std::vector<std::string> expected = {"prepare", "poison", "launch", "verify"};
+    expected.insert(expected.end(), 6, "launch");
+    expected.insert(expected.end(), {"verify", "extras"});
+    EXPECT_EQ(calls, expected);
+    EXPECT_TRUE(row.passed) << row.detail;
+    EXPECT_EQ(row.id, "1");
+    EXPECT_EQ(row.group, "1 KiB");
+    EXPECT_EQ(row.stats.samples, 4);
+    EXPECT_EQ(row.extra_value("runs"), "4");
+    EXPECT_EQ(run.table().rows().size(), 1u);
+    ASSERT_EQ(run.info().parameters.size(), 2u);
+    EXPECT_EQ(run.info().parameters[1].first, "tuned");
+}
+
+TEST(TableRunGpu, AStageMayTimeFewerRunsAndShareItsPrepare) {
+    CT_REQUIRE_GPU();
+    ct::CommonOptions options;
+    options.warmup = 1;
+    options.repetitions = 5;
+    ct::TableRun run(test_info(), options);
+    ct::DeviceBuffer<int> out(256);
+
+    int tuning_passes = 0;
+    const auto prepare = [&](ct::RunInfo& info) {
+        if (tuning_passes == 0) {
+            ++tuning_passes;
+        }
+        info.set("choice", "made once");
+    };
+    ct::StageHooks hooks;
+    hooks.prepare = prepare;
+    hooks.launch = [&](cudaStream_t stream) { out.fill_bytes_async(0, stream); };
+    hooks.verify = [] { return ct::Verification::pass(); };
+    run.run({"10", "first", "", ct::StageRole::kProgression}, hooks);
+    hooks.adjust_timing = [](ct::BenchmarkConfig& config) { config.repetitions = 2; };
+    const ct::ResultRow& second = run.run({"11", "second", "", ct::StageRole::kProgression}, hooks);
+
+    EXPECT_EQ(run.table().rows()[0].stats.samples, 5);
+    EXPECT_EQ(second.stats.samples, 2);
+    EXPECT_EQ(tuning_passes, 1);
+    ASSERT_EQ(run.info().parameters.size(), 2u);  // set twice, kept once where it first went
+    EXPECT_EQ(run.info().parameters[1].first, "choice");
+}
