@@ -13,6 +13,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "first_kernel.hpp"
 
 namespace ct = cudatutorial;
@@ -168,9 +169,8 @@ int run_add_section(const Options& o, const Selection& selection, const ct::Devi
              std::to_string(grid) + " blocks" + (o.grid > 0 ? "" : " (every SM filled once)"));
     info.set("bytes moved",
              ct::format_bytes(12.0 * static_cast<double>(arrays.n)) + " (a and b read, c written)");
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common);
     table.set_baseline("thrust", "Thrust");
-    const ct::BenchmarkConfig config = o.common.benchmark_config();
     for (const fk::AddStage* stage : selection.add) {
         const bool unguarded = stage->role == ct::StageRole::kExpectedFailure;
         if (unguarded && !selection.explicit_list &&
@@ -182,15 +182,17 @@ int run_add_section(const Options& o, const Selection& selection, const ct::Devi
                            "--stage 1x --canary 0");
             continue;
         }
-        table.add(ct::run_stage(
-            *stage, [&] { arrays.d_c.fill_bytes(0xff); },
-            [&](cudaStream_t stream) {
-                stage->launch(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
-                              o.block, grid, stream);
-            },
-            [&] { return arrays.verify(); }, 12.0 * static_cast<double>(arrays.n), config));
+        ct::StageHooks hooks;
+        hooks.poison = [&] { arrays.d_c.fill_bytes(0xff); };
+        hooks.launch = [&](cudaStream_t stream) {
+            stage->launch(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
+                          o.block, grid, stream);
+        };
+        hooks.verify = [&] { return arrays.verify(); };
+        hooks.bytes = 12.0 * static_cast<double>(arrays.n);
+        table.run(*stage, hooks);
     }
-    return ct::finish_table(table, o.common);
+    return table.finish();
 }
 
 bool run_errors_section(const Options& o, const ct::DeviceInfo& device) {
@@ -227,7 +229,7 @@ int run_timing_section(const Options& o, const ct::DeviceInfo& device,
     const ct::Verification check = arrays.verify();
     ct::RunInfo info = run_info(o, device, "one vector add (stage 1), timed five ways");
     info.set("what to compare", "every row times the same kernel; only t4 and t5 time it alone");
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common, "_timing");
     table.set_baseline("t5", "t5");
     const double bytes = 12.0 * static_cast<double>(arrays.n);
     for (const fk::TimingMethod& method : methods) {
@@ -253,7 +255,7 @@ int run_timing_section(const Options& o, const ct::DeviceInfo& device,
         }
         table.add(std::move(row));
     }
-    return ct::finish_table(table, o.common.with_file_suffix("_timing"));
+    return table.finish();
 }
 
 int run_stencil_section(const Options& o, const Selection& selection,
@@ -271,18 +273,18 @@ int run_stencil_section(const Options& o, const Selection& selection,
                            " inputs per output)");
     info.set("bytes moved", ct::format_bytes(8.0 * static_cast<double>(n)) +
                                 " (in read once, out written: what an ideal kernel moves)");
-    ct::ResultTable table(info);
-    const ct::BenchmarkConfig config = o.common.benchmark_config();
+    ct::TableRun table(info, o.common, "_stencil");
     for (const fk::StencilStage* stage : selection.stencil) {
-        table.add(ct::run_stage(
-            *stage, [&] { d_out.fill_bytes(0xff); },
-            [&](cudaStream_t stream) {
-                stage->launch(d_in.data(), d_out.data(), n, o.radius, o.block, stream);
-            },
-            [&] { return fk::verify_stencil(expected, d_out.to_host()); },
-            8.0 * static_cast<double>(n), config));
+        ct::StageHooks hooks;
+        hooks.poison = [&] { d_out.fill_bytes(0xff); };
+        hooks.launch = [&](cudaStream_t stream) {
+            stage->launch(d_in.data(), d_out.data(), n, o.radius, o.block, stream);
+        };
+        hooks.verify = [&] { return fk::verify_stencil(expected, d_out.to_host()); };
+        hooks.bytes = 8.0 * static_cast<double>(n);
+        table.run(*stage, hooks);
     }
-    return ct::finish_table(table, o.common.with_file_suffix("_stencil"));
+    return table.finish();
 }
 
 int worst(int a, int b) {
