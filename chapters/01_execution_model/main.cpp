@@ -11,6 +11,7 @@
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "execution_model.hpp"
 #include "sm_scaling.hpp"
 
@@ -485,12 +486,12 @@ int run(const Options& o) {
         run.set("bytes per run",
                 ct::format_bytes(em::matrix_sum_bytes(nx, ny)) + " (2 reads + 1 write)");
         run.set("timing", o.common.timing_description());
-        ct::ResultTable table(run);
+        ct::TableRun table(run, o.common);
         for (auto& row :
              em::run_matrix_sum_sweep(nx, ny, shapes, info, o.common.benchmark_config(), o.seed)) {
             table.add(std::move(row));
         }
-        status = std::max(status, ct::finish_table(table, o.common));
+        status = std::max(status, table.finish());
     }
     if (wanted("scaling")) {
         // With the sweep in the same run, the sweep keeps --csv/--json and this table goes
@@ -498,12 +499,17 @@ int run(const Options& o) {
         if (wanted("sweep")) {
             std::cout << "\n";
         }
-        if (auto table = em::sm_scaling_table(std::cout, info, o.common.benchmark_config(),
-                                              o.common.timing_description())) {
-            status = std::max(
-                status,
-                ct::finish_table(
-                    *table, wanted("sweep") ? o.common.with_file_suffix("_scaling") : o.common));
+        if (auto scaling = em::sm_scaling_table(std::cout, info, o.common.benchmark_config(),
+                                                o.common.timing_description())) {
+            ct::TableRun table(std::move(scaling->run), o.common,
+                               wanted("sweep") ? "_scaling" : "");
+            for (ct::ResultRow& row : scaling->rows) {
+                table.add(std::move(row));
+            }
+            for (const std::string& note : scaling->notes) {
+                table.add_note(note);
+            }
+            status = std::max(status, table.finish());
         }
     }
     return status;

@@ -131,12 +131,20 @@ ScalingResult run_sm_scaling(const ScalingConfig& config, const cudatutorial::De
 /// there are fewer than two timed matrix-sum rows).
 std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes_per_thread = 8);
 
+/// What the scaling section's table holds: its header, its rows, and the notes under it.
+struct ScalingTable {
+    cudatutorial::RunInfo run;                  ///< what was run, for the header
+    std::vector<cudatutorial::ResultRow> rows;  ///< one per partition and kernel
+    std::vector<std::string> notes;             ///< Little's law read off the rows
+};
+
 /// The scaling section of `execution_model`: runs run_sm_scaling() with the default
 /// ScalingConfig and returns its table, Little's law (sm_scaling_notes) as the table's notes.
 /// Where green contexts are unavailable it prints why to `out` and returns nothing (a skip is not
 /// a failure).
-std::optional<cudatutorial::ResultTable> sm_scaling_table(
-    std::ostream& out, const cudatutorial::DeviceInfo& device,
-    const cudatutorial::BenchmarkConfig& timing, const std::string& timing_text);
+std::optional<ScalingTable> sm_scaling_table(std::ostream& out,
+                                             const cudatutorial::DeviceInfo& device,
+                                             const cudatutorial::BenchmarkConfig& timing,
+                                             const std::string& timing_text);
 
 }  // namespace execution_model

@@ -1,6 +1,9 @@
 // The scaling section's table as `execution_model --section scaling` shows it: run_sm_scaling()
-// with what was run in its header, and Little's law read off its rows as the table's notes.
+// with what was run in its header, and Little's law read off its rows as the table's notes. The
+// executable prints it and writes its files (cudatutorial::TableRun, in the cli layer, which
+// this kernel library does not link).
 #include <ostream>
+#include <utility>
 
 #include "cudatutorial/report.hpp"
 #include "sm_scaling.hpp"
@@ -9,9 +12,9 @@ namespace execution_model {
 
 namespace ct = cudatutorial;
 
-std::optional<ct::ResultTable> sm_scaling_table(std::ostream& out, const ct::DeviceInfo& device,
-                                                const ct::BenchmarkConfig& timing,
-                                                const std::string& timing_text) {
+std::optional<ScalingTable> sm_scaling_table(std::ostream& out, const ct::DeviceInfo& device,
+                                             const ct::BenchmarkConfig& timing,
+                                             const std::string& timing_text) {
     const ScalingConfig config;
     const ScalingResult result = run_sm_scaling(config, device, timing);
     if (!result.skipped.empty()) {
@@ -43,14 +46,7 @@ std::optional<ct::ResultTable> sm_scaling_table(std::ostream& out, const ct::Dev
             "distinct %smid recorded by the blocks (sum_matrix_2d: a census kernel "
             "with its grid, on the same stream)");
     run.set("timing", timing_text);
-    ct::ResultTable table(run);
-    for (const ct::ResultRow& row : result.rows) {
-        table.add(row);
-    }
-    for (const std::string& note : sm_scaling_notes(result)) {
-        table.add_note(note);
-    }
-    return table;
+    return ScalingTable{std::move(run), result.rows, sm_scaling_notes(result)};
 }
 
 }  // namespace execution_model
