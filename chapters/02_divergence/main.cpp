@@ -9,6 +9,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "divergence.hpp"
 
 namespace ct = cudatutorial;
@@ -161,29 +162,34 @@ int run(const Options& o) {
     run.set("block", std::to_string(o.block));
     run.set("work (long kernels)", std::to_string(o.work) + " steps per branch");
     run.set("timing", o.common.timing_description());
-    ct::ResultTable table(run);
-    const ct::BenchmarkConfig config = o.common.benchmark_config();
+    ct::TableRun table(run, o.common);
 
     ct::DeviceBuffer<float> c(o.n);
     for (const dv::ShortKernel& kernel : dv::short_kernels()) {
         if (!ct::stage_chosen(kernel, wanted)) {
             continue;
         }
-        ct::ResultRow row = ct::run_stage(
-            kernel, [&] { c.fill_bytes(0xff); },  // NaN: an element not written cannot pass
-            [&](cudaStream_t stream) { kernel.launch(c.data(), count, o.block, stream); },
-            [&] { return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size); },
-            4.0 * static_cast<double>(o.n), config);
-        row.with("branch", kernel.branch);
-        row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
-        table.add(std::move(row));
+        ct::StageHooks hooks;
+        hooks.poison = [&] { c.fill_bytes(0xff); };  // NaN: an element not written cannot pass
+        hooks.launch = [&](cudaStream_t stream) {
+            kernel.launch(c.data(), count, o.block, stream);
+        };
+        hooks.verify = [&] {
+            return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size);
+        };
+        hooks.bytes = 4.0 * static_cast<double>(o.n);
+        hooks.extras = [&](ct::ResultRow& row) {
+            row.with("branch", kernel.branch);
+            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+        };
+        table.run(kernel, hooks);
     }
 
     const auto& long_kernels = dv::long_kernels();
     if (std::none_of(long_kernels.begin(), long_kernels.end(), [&](const dv::LongKernel& kernel) {
             return ct::stage_chosen(kernel, wanted);
         })) {
-        return ct::finish_table(table, o.common, paths.all_verified);
+        return table.finish(paths.all_verified);
     }
     const dv::LongReference reference = dv::long_reference(count, o.work);
     ct::DeviceBuffer<std::uint32_t> out(o.n);
@@ -192,23 +198,26 @@ int run(const Options& o) {
         if (!ct::stage_chosen(kernel, wanted)) {
             continue;
         }
-        // Compute-bound: no GB/s column (bytes = 0); the time is what matters.
-        ct::ResultRow row = ct::run_stage(
-            kernel, [&] { out.fill_bytes(0xff); },
-            [&](cudaStream_t stream) { kernel.launch(out.data(), count, o.work, o.block, stream); },
-            [&] {
-                return dv::verify_long_branch(out.to_host(), reference, kernel.condition,
-                                              info.warp_size);
-            },
-            0.0, config);
-        // The long pair is its own comparison (the "x 5a" column): chained after the short,
-        // store-bound kernels its "x prev" and "x first" would compare unrelated work.
-        row.in_progression = false;
-        row.with("branch", kernel.branch);
-        row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
-        table.add(std::move(row));
+        ct::StageHooks hooks;
+        hooks.poison = [&] { out.fill_bytes(0xff); };
+        hooks.launch = [&](cudaStream_t stream) {
+            kernel.launch(out.data(), count, o.work, o.block, stream);
+        };
+        hooks.verify = [&] {
+            return dv::verify_long_branch(out.to_host(), reference, kernel.condition,
+                                          info.warp_size);
+        };
+        // Compute-bound: no GB/s column (bytes left at 0); the time is what matters.
+        hooks.extras = [&](ct::ResultRow& row) {
+            // The long pair is its own comparison (the "x 5a" column): chained after the short,
+            // store-bound kernels its "x prev" and "x first" would compare unrelated work.
+            row.in_progression = false;
+            row.with("branch", kernel.branch);
+            row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));
+        };
+        table.run(kernel, hooks);
     }
-    return ct::finish_table(table, o.common, paths.all_verified);
+    return table.finish(paths.all_verified);
 }
 
 }  // namespace
