@@ -1,8 +1,8 @@
 // Chapter 3, parallel reduction: the nine textbook stages, the beyond-the-book stages and CUB,
 // each producing the whole sum on the GPU, checked against the CPU reference and timed.
-#include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -16,6 +16,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "reduction.hpp"
 
 namespace ct = cudatutorial;
@@ -101,33 +102,46 @@ int run(const Options& o) {
              std::string(reduction::pattern_name(pattern)) + ", seed " + std::to_string(o.seed));
     info.set("expected sum (mod 2^32)", std::to_string(expected));
     info.set("reps", std::to_string(o.common.repetitions));
-    // Stages 10-12 choose their candidate for this GPU: a short tuning pass on this input, before
-    // any table row (adaptive_vectorized.hpp); the header says what it chose and why.
-    if (std::any_of(selected.begin(), selected.end(),
-                    [](const reduction::StageInfo* stage) { return stage->uses_tuner; })) {
-        const reduction::adaptive::TuningResult tuning =
-            reduction::adaptive::tune_vectorized(d_in.data(), n, o.block);
-        const reduction::adaptive::VectorizedChoice& atomic = tuning.single_pass_atomic_choice;
-        const std::string persistent =
-            reduction::detail::describe_variant(tuning.choice.variant) + ", resident/" +
-            std::to_string(tuning.choice.occupancy_divisor) + " blocks per SM";
-        if (atomic.variant == tuning.choice.variant) {
-            info.set("stages 10-12 run", persistent);
-        } else {  // a one-shot candidate measured fastest: stage 12 runs it
-            info.set("stages 10-11 run", persistent);
-            info.set("stage 12 runs", reduction::detail::describe_variant(atomic.variant) +
-                                          ", one block per tile of the input");
-        }
-        info.set("stages 10-12 why", atomic.why + "; " + tuning.derived.why);
-        info.set("stages 10-12 candidates (ms)", tuning.table);
-    }
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common);
     table.set_baseline(reduction::kCubStageId, "CUB");
 
-    const ct::BenchmarkConfig config = o.common.benchmark_config();
+    // Stages 10-12 choose their candidate for this GPU: a short tuning pass on this input, once,
+    // before the first of them is timed (adaptive_vectorized.hpp); the header says what it chose
+    // and why. Its lines follow "reps": nothing else enters the header before finish().
+    std::optional<reduction::adaptive::TuningResult> tuning;
+    const auto tune = [&](ct::RunInfo& header) {
+        if (!tuning) {
+            tuning = reduction::adaptive::tune_vectorized(d_in.data(), n, o.block);
+        }
+        const reduction::adaptive::VectorizedChoice& atomic = tuning->single_pass_atomic_choice;
+        const std::string persistent =
+            reduction::detail::describe_variant(tuning->choice.variant) + ", resident/" +
+            std::to_string(tuning->choice.occupancy_divisor) + " blocks per SM";
+        if (atomic.variant == tuning->choice.variant) {
+            header.set("stages 10-12 run", persistent);
+        } else {  // a one-shot candidate measured fastest: stage 12 runs it
+            header.set("stages 10-11 run", persistent);
+            header.set("stage 12 runs", reduction::detail::describe_variant(atomic.variant) +
+                                            ", one block per tile of the input");
+        }
+        header.set("stages 10-12 why", atomic.why + "; " + tuning->derived.why);
+        header.set("stages 10-12 candidates (ms)", tuning->table);
+    };
+
+    const ct::BenchmarkConfig config = table.options().benchmark_config();
     for (const reduction::StageInfo* stage : selected) {
-        const reduction::Reducer reducer(stage->id, n, o.block);
-        const auto verify = [&] {
+        // Made in `prepare`, after the tuning pass: stages 10-12 read its choice when made.
+        std::optional<reduction::Reducer> reducer;
+        ct::StageHooks hooks;
+        hooks.prepare = [&](ct::RunInfo& header) {
+            if (stage->uses_tuner) {
+                tune(header);
+            }
+            reducer.emplace(stage->id, n, o.block);
+        };
+        hooks.poison = [&] { d_sum.fill_bytes(0xff); };
+        hooks.launch = [&](cudaStream_t s) { reducer->run(d_in.data(), d_sum.data(), s); };
+        hooks.verify = [&] {
             int got = 0;
             d_sum.copy_to_host(&got, 1);
             if (got == expected) {
@@ -136,28 +150,28 @@ int run(const Options& o) {
             return ct::Verification::fail("sum " + std::to_string(got) + ", expected " +
                                           std::to_string(expected));
         };
-        ct::ResultRow row = ct::run_stage(
-            *stage, [&] { d_sum.fill_bytes(0xff); },
-            [&](cudaStream_t s) { reducer.run(d_in.data(), d_sum.data(), s); }, verify,
-            static_cast<double>(bytes), config);
-        const ct::Stats first = ct::time_repeated(
-            [&](cudaStream_t s) { reducer.run_first_pass(d_in.data(), d_sum.data(), s); }, config);
-        row.with("first pass ms", ct::format_ms(first.median_ms));
-        // A memset before the kernel (stage 12) is one more operation on the stream, which the
-        // column would otherwise hide.
-        const bool cub = stage->role == ct::StageRole::kBaseline;
-        const auto& passes = reducer.passes();
-        row.with("launches", cub ? "cub"
-                                 : std::to_string(passes.size()) +
-                                       (stage->clears_output_with_memset ? " + memset" : ""));
-        row.with("grid", cub ? "cub" : std::to_string(passes[0].grid));
-        table.add(row);
+        hooks.bytes = static_cast<double>(bytes);
+        hooks.extras = [&](ct::ResultRow& row) {
+            const ct::Stats first = ct::time_repeated(
+                [&](cudaStream_t s) { reducer->run_first_pass(d_in.data(), d_sum.data(), s); },
+                config);
+            row.with("first pass ms", ct::format_ms(first.median_ms));
+            // A memset before the kernel (stage 12) is one more operation on the stream, which
+            // the column would otherwise hide.
+            const bool cub = stage->role == ct::StageRole::kBaseline;
+            const auto& passes = reducer->passes();
+            row.with("launches", cub ? "cub"
+                                     : std::to_string(passes.size()) +
+                                           (stage->clears_output_with_memset ? " + memset" : ""));
+            row.with("grid", cub ? "cub" : std::to_string(passes[0].grid));
+        };
+        table.run(*stage, hooks);
     }
 
     for (const std::string& note : notes) {
         table.add_note(note);
     }
-    return ct::finish_table(table, o.common);
+    return table.finish();
 }
 
 void add_options(CLI::App& app, Options& o) {
