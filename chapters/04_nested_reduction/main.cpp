@@ -15,6 +15,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "nested_reduction.hpp"
 #include "reduction.hpp"
 
@@ -110,10 +111,10 @@ std::size_t ensure_pool(std::size_t slots, bool exact) {
     return slots;
 }
 
-ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int block,
-                             std::uint64_t pending_option, const int* d_in,
-                             ct::DeviceBuffer<int>& d_sum, int reference,
-                             const ct::BenchmarkConfig& config) {
+// A nested version's row, or the overflow demonstration's, added to `table`.
+void measure_nested(ct::TableRun& table, const PlannedRow& planned, std::uint64_t n, int block,
+                    std::uint64_t pending_option, const int* d_in, ct::DeviceBuffer<int>& d_sum,
+                    int reference) {
     const bool demo = planned.kind == PlannedRow::Kind::kOverflowDemo;
     const nr::VersionInfo& entry = nr::info(planned.version);
     const ct::StageDescriptor overflow_demo = overflow_demo_stage();
@@ -130,24 +131,26 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
         ct::ResultRow row;
         ct::apply_stage(stage, row);
         row.detail = std::string("could not set the pending-launch pool: ") + error.what();
-        return row;
+        table.add(std::move(row));
+        return;
     }
 
     nr::NestedReducer reducer(planned.version, n, block);
-    const auto poison = [&] {
+    const std::uint64_t expected = reducer.expected_device_launches();
+    std::uint64_t runs = 0;
+    std::optional<nr::LaunchCounters> first_run;
+
+    ct::StageHooks hooks;
+    hooks.poison = [&] {
         reducer.poison_workspace();
         d_sum.fill_bytes(0xff);
         reducer.reset_counters();
     };
-    const std::uint64_t expected = reducer.expected_device_launches();
-
-    std::uint64_t runs = 0;
-    std::optional<nr::LaunchCounters> first_run;
-    const auto launch = [&](cudaStream_t stream) {
+    hooks.launch = [&](cudaStream_t stream) {
         reducer.run(d_in, d_sum.data(), stream);
         ++runs;
     };
-    const auto verify = [&]() -> ct::Verification {
+    hooks.verify = [&]() -> ct::Verification {
         const nr::LaunchCounters counters = reducer.counters();
         if (!first_run) {
             first_run = counters;
@@ -174,30 +177,34 @@ ct::ResultRow measure_nested(const PlannedRow& planned, std::uint64_t n, int blo
         }
         return problems.empty() ? ct::Verification::pass() : ct::Verification::fail(problems);
     };
-    ct::ResultRow row =
-        ct::run_stage(stage, poison, launch, verify, 4.0 * static_cast<double>(n), config);
-    std::string counted = std::to_string(first_run->launched);
-    if (first_run->failed != 0) {
-        counted += " (+" + std::to_string(first_run->failed) + " failed)";
-    }
-    row.with("host launches", std::to_string(nr::kHostLaunches))
-        .with("device launches", counted)
-        .with("formula", entry.formula + ": " + nr::formula_with_numbers(planned.version, n, block))
-        .with("pool", std::to_string(pool));
-    if (demo && row.passed) {
-        row.detail = "the pool of " + std::to_string(pool) +
-                     " did not overflow on this run (it depends on how fast children start)";
-    }
-    return row;
+    hooks.bytes = 4.0 * static_cast<double>(n);
+    hooks.extras = [&](ct::ResultRow& row) {
+        std::string counted = std::to_string(first_run->launched);
+        if (first_run->failed != 0) {
+            counted += " (+" + std::to_string(first_run->failed) + " failed)";
+        }
+        row.with("host launches", std::to_string(nr::kHostLaunches))
+            .with("device launches", counted)
+            .with("formula",
+                  entry.formula + ": " + nr::formula_with_numbers(planned.version, n, block))
+            .with("pool", std::to_string(pool));
+        if (demo && row.passed) {
+            row.detail = "the pool of " + std::to_string(pool) +
+                         " did not overflow on this run (it depends on how fast children start)";
+        }
+    };
+    table.run(stage, hooks);
 }
 
-// A comparison row: a flat Chapter 3 stage or CUB, host-launched.
-ct::ResultRow measure_reducer(const ct::StageDescriptor& stage, const reduction::Reducer& reducer,
-                              const std::string& host_launches, std::uint64_t n, const int* d_in,
-                              ct::DeviceBuffer<int>& d_sum, int reference,
-                              const ct::BenchmarkConfig& config) {
-    const auto launch = [&](cudaStream_t stream) { reducer.run(d_in, d_sum.data(), stream); };
-    const auto verify = [&]() -> ct::Verification {
+// A comparison row: a flat Chapter 3 stage or CUB, host-launched, added to `table`.
+void measure_reducer(ct::TableRun& table, const ct::StageDescriptor& stage,
+                     const reduction::Reducer& reducer, const std::string& host_launches,
+                     std::uint64_t n, const int* d_in, ct::DeviceBuffer<int>& d_sum,
+                     int reference) {
+    ct::StageHooks hooks;
+    hooks.poison = [&] { d_sum.fill_bytes(0xff); };
+    hooks.launch = [&](cudaStream_t stream) { reducer.run(d_in, d_sum.data(), stream); };
+    hooks.verify = [&]() -> ct::Verification {
         int sum = 0;
         d_sum.copy_to_host(&sum, 1);
         if (sum != reference) {
@@ -206,14 +213,14 @@ ct::ResultRow measure_reducer(const ct::StageDescriptor& stage, const reduction:
         }
         return ct::Verification::pass();
     };
-    ct::ResultRow row = ct::run_stage(
-        stage, [&] { d_sum.fill_bytes(0xff); }, launch, verify, 4.0 * static_cast<double>(n),
-        config);
-    row.with("host launches", host_launches)
-        .with("device launches", "0")
-        .with("formula", "-")
-        .with("pool", "-");
-    return row;
+    hooks.bytes = 4.0 * static_cast<double>(n);
+    hooks.extras = [&](ct::ResultRow& row) {
+        row.with("host launches", host_launches)
+            .with("device launches", "0")
+            .with("formula", "-")
+            .with("pool", "-");
+    };
+    table.run(stage, hooks);
 }
 
 int run_hello(int blocks, int threads) {
@@ -339,7 +346,6 @@ int run(const Options& o) {
     const int reference = reduction::reference_sum(host.data(), host.size());
     const ct::DeviceBuffer<int> d_in(host);
     ct::DeviceBuffer<int> d_sum(1);
-    const ct::BenchmarkConfig config = o.common.benchmark_config();
 
     ct::RunInfo info =
         ct::make_run_info("nested_reduction",
@@ -349,28 +355,27 @@ int run(const Options& o) {
     info.set("chunks G", std::to_string(chunks));
     info.set("data", "random ints over the whole int range, seed " + std::to_string(o.seed));
     info.set("pending-launch pool at start", std::to_string(nr::pending_launch_pool()));
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common);
     table.set_baseline("cub", "CUB");
 
     for (const PlannedRow& planned : plan.rows) {
         switch (planned.kind) {
             case PlannedRow::Kind::kNested:
             case PlannedRow::Kind::kOverflowDemo:
-                table.add(measure_nested(planned, n, block, o.pending, d_in.data(), d_sum,
-                                         reference, config));
+                measure_nested(table, planned, n, block, o.pending, d_in.data(), d_sum, reference);
                 break;
             case PlannedRow::Kind::kFlat: {
                 const reduction::Reducer flat(planned.stage, n, block);
                 const ct::StageDescriptor stage{"ch3-" + planned.stage, "flat " + flat.stage().name,
                                                 flat.stage().idea, ct::StageRole::kBaseline};
-                table.add(measure_reducer(stage, flat, std::to_string(flat.passes().size()), n,
-                                          d_in.data(), d_sum, reference, config));
+                measure_reducer(table, stage, flat, std::to_string(flat.passes().size()), n,
+                                d_in.data(), d_sum, reference);
                 break;
             }
             case PlannedRow::Kind::kCub: {
                 const reduction::Reducer cub = reduction::make_cub_reducer(n);
-                table.add(measure_reducer(cub.stage(), cub, "1 call", n, d_in.data(), d_sum,
-                                          reference, config));
+                measure_reducer(table, cub.stage(), cub, "1 call", n, d_in.data(), d_sum,
+                                reference);
                 break;
             }
         }
@@ -383,7 +388,7 @@ int run(const Options& o) {
         "launch counts: 'device launches' were counted on the GPU (an atomic counter "
         "after each successful launch) in the first, validated run; G = " +
         std::to_string(chunks) + " chunks, B = " + std::to_string(block));
-    return ct::finish_table(table, o.common);
+    return table.finish();
 }
 
 }  // namespace
