@@ -16,6 +16,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "histogram.hpp"
 #include "streamed_run.hpp"
 #include "wide_histogram.hpp"
@@ -298,21 +299,25 @@ int run_stages(const Options& options) {
         info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
         info.set("stage 8 candidates (ms)", tuning.table);
     }
-    ct::ResultTable table(info);
+    ct::TableRun table(info, options.common);
     table.set_baseline("cub", "CUB");
 
     for (const hg::Stage* stage : selected) {
-        ct::BenchmarkConfig config = options.common.benchmark_config();
+        ct::StageHooks hooks;
         if (stage->slow) {
-            config.repetitions = std::min(config.repetitions, options.slow_reps);
-            config.warmup = std::min(config.warmup, 1);
+            hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
+                config.repetitions = std::min(config.repetitions, options.slow_reps);
+                config.warmup = std::min(config.warmup, 1);
+            };
         }
         const hg::StageArgs args{
             d_input.data(), n,         d_histogram.data(), binning, options.block,
             options.grid,   &workspace};
         const bool race_demo = stage->role == ct::StageRole::kExpectedFailure;
         hg::LaunchShape shape;
-        const auto verify = [&]() {
+        hooks.poison = [&] { d_histogram.fill_bytes(0xff); };  // a forgotten bin cannot look right
+        hooks.launch = [&](cudaStream_t stream) { shape = stage->launch(args, stream); };
+        hooks.verify = [&]() {
             const hg::Comparison comparison =
                 hg::compare_histograms(reference, d_histogram.to_host(), binning);
             if (race_demo) {  // never presented as passing, even when nothing was lost
@@ -325,26 +330,26 @@ int run_stages(const Options& options) {
             return comparison.equal ? ct::Verification::pass()
                                     : ct::Verification::fail(comparison.detail);
         };
-        ct::ResultRow row = ct::run_stage(
-            *stage, [&] { d_histogram.fill_bytes(0xff); },  // a forgotten bin cannot look right
-            [&](cudaStream_t stream) { shape = stage->launch(args, stream); }, verify,
-            static_cast<double>(n), config);
-        const bool cub = stage->role == ct::StageRole::kBaseline;
-        row.with("grid x block",
-                 cub ? std::string("CUB's own")
-                     : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
-        row.with("runs", std::to_string(row.stats.samples));
-        if (cub) {
-            row.name =
-                hg::cub_uses_histogram_even(binning) ? "cub_histogram_even" : "cub_histogram_range";
-        }
-        table.add(std::move(row));
+        hooks.bytes = static_cast<double>(n);
+        hooks.extras = [&](ct::ResultRow& row) {
+            const bool cub = stage->role == ct::StageRole::kBaseline;
+            row.with("grid x block",
+                     cub ? std::string("CUB's own")
+                         : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+            row.with("runs", std::to_string(row.stats.samples));
+            if (cub) {
+                row.name = hg::cub_uses_histogram_even(binning) ? "cub_histogram_even"
+                                                                : "cub_histogram_range";
+            }
+        };
+        table.run(*stage, hooks);
     }
 
-    const int status = ct::finish_table(table, options.common);
+    const int status = table.finish();
     print_chart(std::cout, reference, binning, n);
     if (options.atomic_latency) {
-        print_atomic_arithmetic(std::cout, hg::measure_atomic_latency(), table, reference, device);
+        print_atomic_arithmetic(std::cout, hg::measure_atomic_latency(), table.table(), reference,
+                                device);
     }
     return status;
 }

@@ -19,6 +19,7 @@
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "streamed_pipeline.hpp"
 #include "streamed_source.hpp"
 
@@ -157,8 +158,10 @@ int run_streamed(const StreamedRequest& request) {
     info.set("grid", request.grid ? std::to_string(request.grid) : "auto");
     info.set("reps", std::to_string(request.common.repetitions) + " (one chunk), " +
                          std::to_string(request.settings.reps) + " (whole input)");
-    ct::ResultTable table(info);
+    ct::TableRun table(info, request.common);
 
+    // This section teaches its own timing (a pipeline, not stages): measure() and make_row(),
+    // then the rows go into the table with the columns that compare them.
     std::vector<ct::ResultRow> rows;
     rows.reserve(4);  // add_row returns pointers into it
     const auto add_row = [&](const std::string& id, const std::string& name,
@@ -171,7 +174,7 @@ int run_streamed(const StreamedRequest& request) {
         rows.push_back(std::move(row));
         return &rows.back();
     };
-    const ct::BenchmarkConfig chunk_config = request.common.benchmark_config();
+    const ct::BenchmarkConfig chunk_config = table.options().benchmark_config();
 
     // One chunk: the link's rate from pinned memory, and the kernel's rate on the device.
     if (plan.count() > 0) {
@@ -300,7 +303,7 @@ int run_streamed(const StreamedRequest& request) {
         out << " Bounded by " << bound << ".";
         table.add_note(out.str());
     }
-    const int status = ct::finish_table(table, request.common);
+    const int status = table.finish();
     std::cout << "\nTotals (64-bit):";
     for (int b = 0; b < request.binning.bins() && b < 32; ++b) {
         std::cout << (b % 8 ? "  " : "\n  ") << request.binning.label(b) << " "

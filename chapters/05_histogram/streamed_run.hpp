@@ -54,8 +54,8 @@ struct StreamedRequest {
 };
 
 /// Streams the input through the GPU, then prints the table (with what bounds the end-to-end
-/// rate as a note) and writes --csv/--json/--markdown (finish_table), then the totals; returns
-/// the exit code (1 when a row's counts differ from the CPU reference).
+/// rate as a note) and writes --csv/--json/--markdown (TableRun::finish), then the totals;
+/// returns the exit code (1 when a row's counts differ from the CPU reference).
 int run_streamed(const StreamedRequest& request);
 
 }  // namespace histogram

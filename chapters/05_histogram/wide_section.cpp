@@ -13,6 +13,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "wide_histogram.hpp"
 
 namespace histogram {
@@ -119,8 +120,7 @@ int run_wide_section(const WideSectionOptions& options) {
     info.set("reps", std::to_string(options.common.repetitions) + " (global: " +
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
-    std::vector<std::string> notes;
-    std::vector<ct::ResultRow> rows;
+    ct::TableRun table(info, options.common);
     for (const int bins : options.bins) {
         const Histogram reference = wide_reference_histogram(host, bins);
         std::vector<GroupRow> group;
@@ -131,60 +131,58 @@ int run_wide_section(const WideSectionOptions& options) {
                                 options.grid,   &workspace};
             const std::string why_not = kernel->unsupported(args);
             if (!why_not.empty()) {
-                notes.push_back("skipped " + id + ": " + why_not);
+                table.add_note("skipped " + id + ": " + why_not);
                 continue;
             }
-            ct::BenchmarkConfig config = options.common.benchmark_config();
+            ct::StageHooks hooks;
             if (kernel->slow) {
-                config.repetitions = std::min(config.repetitions, options.slow_reps);
-                config.warmup = std::min(config.warmup, 1);
+                hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
+                    config.repetitions = std::min(config.repetitions, options.slow_reps);
+                    config.warmup = std::min(config.warmup, 1);
+                };
             }
             WideShape shape;
-            const auto launch = [&](cudaStream_t stream) { shape = kernel->launch(args, stream); };
-            const auto verify = [&]() {
+            hooks.poison = [&] { d_histogram.fill_bytes(0xff); };  // a forgotten bin shows
+            hooks.launch = [&](cudaStream_t stream) { shape = kernel->launch(args, stream); };
+            hooks.verify = [&]() {
                 std::vector<unsigned int> result(static_cast<std::size_t>(bins));
                 d_histogram.copy_to_host(result.data(), result.size());
                 const Comparison comparison = compare_wide_histograms(reference, result);
                 return comparison.equal ? ct::Verification::pass()
                                         : ct::Verification::fail(comparison.detail);
             };
+            hooks.bytes = static_cast<double>(n * 2);
+            hooks.extras = [&](ct::ResultRow& row) {
+                // Rows compare within each bin count (add_group_ratios), not along one
+                // progression.
+                row.in_progression = false;
+                row.with("bins", std::to_string(bins));
+                row.with("cluster", kernel->cluster ? std::to_string(kernel->cluster) : "-");
+                row.with("shared/block", (kernel->role == ct::StageRole::kBaseline)
+                                             ? std::string("CUB's own")
+                                             : kib(shape.shared_bytes));
+                row.with("resident blocks",
+                         shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
+                row.with("grid x block",
+                         (kernel->role == ct::StageRole::kBaseline)
+                             ? std::string("CUB's own")
+                             : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+                row.with("runs", std::to_string(row.stats.samples));
+            };
             ct::StageDescriptor this_bin_count = *kernel;
             this_bin_count.id = id;
-            ct::ResultRow row = ct::run_stage(
-                this_bin_count, [&] { d_histogram.fill_bytes(0xff); },  // a forgotten bin shows
-                launch, verify, static_cast<double>(n * 2), config);
-            // Rows compare within each bin count (add_group_ratios), not along one progression.
-            row.in_progression = false;
-            row.with("bins", std::to_string(bins));
-            row.with("cluster", kernel->cluster ? std::to_string(kernel->cluster) : "-");
-            row.with("shared/block", (kernel->role == ct::StageRole::kBaseline)
-                                         ? std::string("CUB's own")
-                                         : kib(shape.shared_bytes));
-            row.with("resident blocks",
-                     shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
-            row.with("grid x block",
-                     (kernel->role == ct::StageRole::kBaseline)
-                         ? std::string("CUB's own")
-                         : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
-            row.with("runs", std::to_string(row.stats.samples));
-            group.push_back({kernel, std::move(row)});
+            // Timed, not yet added: the group's ratios need every row of this bin count.
+            group.push_back({kernel, table.time_stage(this_bin_count, hooks)});
         }
         add_group_ratios(group);
         for (GroupRow& r : group) {
-            rows.push_back(std::move(r.row));
+            table.add(std::move(r.row));
         }
-    }
-    ct::ResultTable table(info);
-    for (ct::ResultRow& row : rows) {
-        table.add(std::move(row));
-    }
-    for (const std::string& note : notes) {
-        table.add_note(note);
     }
     table.add_note(
         "x best non-cluster: the fastest verified row of the same bin count without a cluster and "
         "other than CUB, over this row (> 1: the cluster row is faster).");
-    return ct::finish_table(table, options.common);
+    return table.finish();
 }
 
 }  // namespace histogram
