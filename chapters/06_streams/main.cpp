@@ -11,6 +11,7 @@
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "launch_overhead.hpp"
 #include "measurement.hpp"
 #include "pipeline_overlap.hpp"
@@ -154,6 +155,10 @@ int run(const Options& o) {
             "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
             "barely touch memory");
     }
+    if (o.common.batch > 1) {
+        throw ct::UsageError(
+            "--batch does not apply to this chapter: each scenario times its own launches");
+    }
     std::vector<int> scenarios;
     for (const std::string& item : o.scenarios) {
         if (item == "list") {
@@ -218,7 +223,11 @@ int run(const Options& o) {
     std::cout << "times: %globaltimer read by each kernel's block at its start and end, in "
                  "µs from the run's first kernel start\n\n";
 
-    ct::ResultTable table(info);
+    // --csv is the timeline here (one line per kernel), --summary-csv the table's CSV; the
+    // table's JSON carries the timelines too.
+    ct::CommonOptions table_files = o.common;
+    table_files.csv_path = o.summary_csv;
+    ct::TableRun table(info, table_files);
     std::vector<streams::ScenarioMeasurement> all;
     for (const int s : scenarios) {
         if (s == streams::kLaunchOverheadScenario) {
@@ -253,12 +262,8 @@ int run(const Options& o) {
             all.push_back(std::move(m));
         }
     }
-    // --csv is the timeline here (one line per kernel), --summary-csv the table's CSV; the
-    // table's JSON carries the timelines too.
     table.attach("timelines", streams::timelines_json(all));
-    ct::CommonOptions table_files = o.common;
-    table_files.csv_path = o.summary_csv;
-    const int status = ct::finish_table(table, table_files);
+    const int status = table.finish();
     streams::write_timeline_file(o.common.csv_path, table.info(), all);
     return status;
 }
