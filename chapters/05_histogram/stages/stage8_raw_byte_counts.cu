@@ -13,6 +13,14 @@
 // fast as bytes (about 0.10 ms at 2^28), bytes unchanged from stage 7 (for --bins bytes the two
 // stages do the same work).
 //
+// The launch: the histogram must be zero before the first block merges into it, but no block
+// touches it before its merge, at the very end. So the clear is a one-block kernel that first
+// lets the stream's next kernel be scheduled (programmatic dependent launch, chapter 6), and the
+// count waits for it (cudaGridDependencySynchronize) only just before merging: the clear and the
+// count's launch overlap instead of following each other, which takes most of a launch gap out of
+// every call (H100, 2^28 random bytes: 0.0946 ms before, 0.0940 and 0.0939 ms in two runs after). Before compute capability 9.0 the two
+// launches simply follow each other (a memset, then the count).
+//
 // Adaptive: the kernel above is candidate 0 of a few (../adaptive_counts.hpp). With at most 8
 // bins a thread can keep its counts in registers (../adaptive_register_counts.cuh) and needs no
 // atomic per byte, which is what binds on an H200; the next loads can be issued before the
@@ -66,6 +74,11 @@ __global__ void __launch_bounds__(1024)
         detail::count_input_coarsened<kLoads>(input, n, every_byte, count);
     }
     __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    // The clear launched just before this kernel has finished and its zeros are visible (see the
+    // file comment); launched the ordinary way, this returns at once.
+    cudaGridDependencySynchronize();
+#endif
 
     // The binning, once per byte value per block: letters add 26 of the 256 totals to their
     // bins (several values to one bin), bytes all 256 one to one.
@@ -78,6 +91,49 @@ __global__ void __launch_bounds__(1024)
             atomicAdd(&histo[bins.bin(static_cast<unsigned>(value))], total);
         }
     }
+}
+
+// Zeroes the histogram, having first let the stream's next kernel start (see the file comment).
+__global__ void clear_then_release_kernel(unsigned int* histo, int bins) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+    for (int i = threadIdx.x; i < bins; i += blockDim.x) {
+        histo[i] = 0;
+    }
+}
+
+// Whether the current device runs programmatic dependent launches (compute capability 9.0+).
+bool overlapped_clear_supported() {
+    int device = 0;
+    int major = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+}
+
+// The clear, then `kernel`, which waits for it before touching the histogram: overlapped where
+// the device allows, one after the other elsewhere.
+template <typename Kernel, typename... KernelArgs>
+void clear_then_launch(const StageArgs& args, Kernel kernel, int grid, cudaStream_t stream,
+                       KernelArgs... kernel_args) {
+    if (!overlapped_clear_supported()) {
+        detail::clear_histogram(args, stream);
+        kernel<<<grid, args.block, 0, stream>>>(kernel_args...);
+        return;
+    }
+    clear_then_release_kernel<<<1, 256, 0, stream>>>(args.histogram, args.binning.bins());
+    CT_CHECK_LAUNCH();
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(static_cast<unsigned>(args.block));
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    CT_CHECK(cudaLaunchKernelEx(&config, kernel, kernel_args...));
 }
 
 /// Launches candidate kIndex of adaptive::kRawCountVariants (the host has checked that it applies).
@@ -94,11 +150,13 @@ void launch_candidate(const StageArgs& args, std::size_t vectors, cudaStream_t s
             const auto kernel = raw_byte_counts_kernel<kV.loads, kV.pipelined, Bins>;
             shape.grid =
                 detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
-            kernel<<<shape.grid, args.block, 0, stream>>>(args.input, args.n, args.histogram, bins);
+            clear_then_launch(args, kernel, shape.grid, stream, args.input, args.n,
+                              args.histogram, bins);
         } else if constexpr (std::is_same_v<Bins, detail::LetterBins>) {
             const auto kernel = detail::register_nibble_counts_kernel<kV.loads, Bins>;
             shape.grid =
                 detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
+            detail::clear_histogram(args, stream);  // this kernel does not wait: clear first
             kernel<<<shape.grid, args.block, 0, stream>>>(args.input, args.n, args.histogram,
                                                           args.binning.bins(), bins);
         }
@@ -123,9 +181,9 @@ LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int 
                                     describe_variant(variant) + ") cannot count " +
                                     args.binning.describe());
     }
-    detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
     if (args.n == 0) {
+        detail::clear_histogram(args, stream);
         return shape;
     }
     const std::size_t vectors = detail::split_for_vectors(args.input, args.n).vectors;
