@@ -10,7 +10,7 @@ namespace ct = cudatutorial;
 
 namespace multi_gpu {
 
-void prepare_allreduce_table(ct::ResultTable& table, const ct::BenchmarkConfig& config) {
+void prepare_allreduce_table(ct::TableRun& table, const ct::BenchmarkConfig& config) {
     table.set_group_column("size");
     table.set_baseline("nccl", "NCCL");
     // At small sizes every row sits a little above this: what is left is the stage's own work.

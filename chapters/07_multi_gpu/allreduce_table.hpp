@@ -10,6 +10,7 @@
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "multi_gpu.hpp"
 
 namespace multi_gpu {
@@ -17,7 +18,7 @@ namespace multi_gpu {
 /// Groups `table` by message size ("size") and compares every row with NCCL's row of its size;
 /// adds the launch floor (benchmark.hpp's launch_floor, timed with `config` on the current
 /// device) to the header: the least a row can take, which the small sizes approach.
-void prepare_allreduce_table(cudatutorial::ResultTable& table,
+void prepare_allreduce_table(cudatutorial::TableRun& table,
                              const cudatutorial::BenchmarkConfig& config);
 
 /// The row of `stage` at `bytes` over `gpus` GPUs: id and flags from the stage, grouped by size,

@@ -219,7 +219,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     info.set("launched by", env.from_mpirun ? "mpirun" : "--ranks");
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common);
     ct::BenchmarkConfig config = o.common.benchmark_config();
     config.stream = stream;
     prepare_allreduce_table(table, config);
@@ -339,7 +339,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
 
     // 3. One verdict for all ranks.
     ct::DeviceBuffer<unsigned int> verdict(1);
-    const unsigned int mine = table.all_passed() ? 1u : 0u;
+    const unsigned int mine = table.table().all_passed() ? 1u : 0u;
     verdict.copy_from_host(&mine, 1);
     allreduce(verdict.data(), verdict.data(), 1, detail::NcclType::kUint32, detail::NcclOp::kMin,
               stream);
@@ -348,14 +348,14 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     verdict.copy_to_host(&all, 1);
     int code = ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
     if (env.rank == 0 && network_round) {
-        write_round_rows(table, round, std::getenv("CT_ROWS_FILE"));
+        write_round_rows(table.table(), round, std::getenv("CT_ROWS_FILE"));
     } else if (env.rank == 0) {
         std::cout << "== ranks: one process per GPU\n";
         table.add_note(all ? "every rank verified its results"
                            : "at least one rank's results did not match the CPU (see its output)");
-        code = ct::finish_table(table, o.common, all != 0);  // the one writer of the table
-    } else if (!table.all_passed()) {
-        for (const ct::ResultRow& row : table.rows()) {
+        code = table.finish(all != 0);  // rank 0 alone prints and writes the table
+    } else if (!table.table().all_passed()) {
+        for (const ct::ResultRow& row : table.table().rows()) {
             if (!row.passed) {
                 std::cerr << "rank " << env.rank << ", " << row.id << ": " << row.detail << "\n";
             }
@@ -478,7 +478,7 @@ int launch_network(const Options& o, char** argv) {
     info.set("reps", std::to_string(o.common.repetitions));
     info.set("sockets round", "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket "
                               "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.common);
     prepare_allreduce_table(table, o.common.benchmark_config());
     const AllReduceStage nvlink{{"nccl", "nccl_allreduce_nvlink",
                                  "NCCL over NVLink (its peer-to-peer transport): one machine",
@@ -517,7 +517,7 @@ int launch_network(const Options& o, char** argv) {
         "CUDA IPC maps only between processes of one machine; across machines NCCL (its "
         "sockets, or InfiniBand/RoCE with GPUDirect RDMA) is the engine");
     std::cout << "== network: one process per GPU, NVLink against sockets\n";
-    return ct::finish_table(table, o.common);
+    return table.finish();
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "allreduce_table.hpp"
 #include "options.hpp"
 #include "sharded.hpp"
@@ -65,14 +66,15 @@ ct::RunInfo run_info(const std::string& title, const std::vector<int>& devices, 
     return info;
 }
 
-void finish(const ct::ResultTable& table, const std::vector<std::string>& notes, const Options& o,
-            const std::string& section) {
-    ct::ResultTable noted = table;
+// Adds the section's notes, prints and writes the table; returns whether every row passed (the
+// program's verdict is made from all sections).
+bool finish(ct::TableRun& table, const std::vector<std::string>& notes) {
     for (const std::string& note : notes) {
-        noted.add_note(note);
+        table.add_note(note);
     }
-    ct::finish_table(noted, o.files_for(section));  // the verdict is the caller's
+    const bool passed = table.finish() == ct::to_int(ct::ExitCode::kSuccess);
     std::cout << "\n";
+    return passed;
 }
 
 // Topology: which pairs can reach each other, then measured copies between GPU 0 and the others.
@@ -101,7 +103,7 @@ bool run_topology(const std::vector<int>& devices, const Options& o, double& lin
     ct::RunInfo info =
         run_info("copies between GPUs (GB/s = bytes moved / median time)", devices, o);
     info.set("bytes per copy", ct::format_bytes(static_cast<double>(o.copy_bytes)));
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.files_for("topology"));
     std::vector<std::string> notes;
     ct::BenchmarkConfig config = o.common.benchmark_config();
     for (std::size_t j = 1; j < devices.size(); ++j) {
@@ -136,8 +138,7 @@ bool run_topology(const std::vector<int>& devices, const Options& o, double& lin
             }
         }
     }
-    finish(table, notes, o, "topology");
-    return table.all_passed();
+    return finish(table, notes);
 }
 
 // The reduction or histogram, sharded over 1..G GPUs with every combine method.
@@ -145,10 +146,10 @@ template <typename MakeJob, typename Verify>
 bool run_scaling(const std::string& section, const std::string& title, const std::string& stage,
                  double bytes, const std::vector<int>& devices, const Options& o,
                  const ct::RunInfo& info, MakeJob& make_job, const Verify& verify_total) {
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.files_for(section));
     table.set_baseline("1gpu", "1 GPU");
     std::vector<std::string> notes;
-    std::vector<int> gpus_of_row;
+    double one_gpu_ms = 0;  // the baseline row's median (the first row)
     double single_peak = ct::query_device(devices[0]).theoretical_bandwidth_gbs();
     for (std::size_t g = 1; g <= devices.size(); ++g) {
         const GpuSet gpus(first_gpus(devices, static_cast<int>(g)));
@@ -192,23 +193,21 @@ bool run_scaling(const std::string& section, const std::string& title, const std
                                                     single_peak * static_cast<double>(g)),
                                      1));
             }
+            // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
+            if (g == 1) {
+                one_gpu_ms = m.stats.median_ms;
+            }
+            const bool timed = m.stats.samples > 0 && m.stats.median_ms > 0 && one_gpu_ms > 0;
+            row.with("efficiency %",
+                     timed ? ct::format_fixed(100.0 * one_gpu_ms / m.stats.median_ms /
+                                                  static_cast<double>(g),
+                                              1)
+                           : "-");
             table.add(row);
-            gpus_of_row.push_back(static_cast<int>(g));
         }
     }
-    // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
-    ct::ResultTable with_efficiency(table.info());
-    with_efficiency.set_baseline("1gpu", "1 GPU");
-    for (std::size_t i = 0; i < table.rows().size(); ++i) {
-        ct::ResultRow row = table.rows()[i];
-        const auto speedup = table.speedup_vs_baseline(i);
-        row.with("efficiency %",
-                 speedup ? ct::format_fixed(100.0 * *speedup / gpus_of_row[i], 1) : "-");
-        with_efficiency.add(row);
-    }
     std::cout << "== " << section << ": " << title << "\n";
-    finish(with_efficiency, notes, o, section);
-    return with_efficiency.all_passed();
+    return finish(table, notes);
 }
 
 struct ReductionJobs {
@@ -350,7 +349,7 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
     if (link_gbs > 0) {
         info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
     }
-    ct::ResultTable table(info);
+    ct::TableRun table(info, o.files_for("allreduce"));
     {
         ct::BenchmarkConfig floor = o.common.benchmark_config();
         floor.stream = gpus.stream(0);
@@ -426,8 +425,7 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                                                           ? std::getenv("NCCL_NVLS_ENABLE")
                                                           : "(unset: NCCL may use NVLink "
                                                             "multicast where the system has it)"));
-    finish(table, notes, o, "allreduce");
-    return table.all_passed();
+    return finish(table, notes);
 }
 
 }  // namespace
