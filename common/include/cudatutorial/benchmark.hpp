@@ -97,11 +97,11 @@ Stats launch_floor(const BenchmarkConfig& config);
 ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
                    double bytes);
 
-/// One stage, the one way every chapter runs it: `poison` its outputs (so that a stage that
-/// writes nothing cannot pass on what an earlier stage left), measure() it, and make its row:
-/// id, name, idea and flags from the descriptor's role (stage.hpp), PASS/FAIL from both
-/// validations, `bytes` moved per run for the GB/s column. `poison` may be empty. The timed runs
-/// are the NVTX range "stage <id> <name>".
+/// One stage, the way every chapter runs it (through TableRun::run, table_run.hpp): `poison` its
+/// outputs (so that a stage that writes nothing cannot pass on what an earlier stage left),
+/// measure() it, and make its row: id, name, idea and flags from the descriptor's role
+/// (stage.hpp), PASS/FAIL from both validations, `bytes` moved per run for the GB/s column.
+/// `poison` may be empty. The timed runs are the NVTX range "stage <id> <name>".
 ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
                     const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
                     const BenchmarkConfig& config);

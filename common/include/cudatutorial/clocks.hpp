@@ -4,9 +4,9 @@
 /// GPU that throttles, or a data-centre GPU held at its power cap, explains its own numbers.
 ///
 /// The timing harness calls observe_clocks() once per timed batch, after the batch is queued
-/// and while the GPU runs it; finish_table() (cli.hpp) writes what was seen into the run
-/// information. Without NVML (no driver library, a container without it) nothing is observed
-/// and the tables say so.
+/// and while the GPU runs it; finish_table() (cli.hpp, called by TableRun::finish) writes what
+/// was seen into the run information. Without NVML (no driver library, a container without it)
+/// nothing is observed and the tables say so.
 #pragma once
 
 #include <string>

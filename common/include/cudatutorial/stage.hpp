@@ -5,8 +5,8 @@
 /// A stage is one idea in one file. Its descriptor says what the table and `--stage list` show
 /// (id, name, the idea in one line) and its role, which decides its row's flags: a step of the
 /// progression (x prev, x first), the baseline it is compared with (CUB, NCCL), or a labelled
-/// bug demonstration whose FAIL is the lesson and does not fail the run. run_stage()
-/// (benchmark.hpp) runs one; a chapter's registry adds what its launches need.
+/// bug demonstration whose FAIL is the lesson and does not fail the run. TableRun::run()
+/// (table_run.hpp) runs one; a chapter's registry adds what its launches need.
 #pragma once
 
 #include <algorithm>

@@ -2,11 +2,11 @@
 /// @brief One run of a chapter's table: the stages it times, the rows it is given, and the one
 /// ending that prints the table and writes its files.
 ///
-/// Every chapter did the same things by hand: make a table, time each selected stage with
-/// run_stage(), add its own columns, add the row, add notes, then finish_table(). A chapter now
-/// supplies only what differs: the run information, and per stage its StageHooks (what to
-/// poison, launch and verify; its extra columns; a set-up to run first). TableRun does the rest,
-/// in the same order every time:
+/// Every chapter's table takes the same steps: make the table, time each selected stage with
+/// run_stage(), add the chapter's columns, add the row, add notes, then finish_table(). Written
+/// once here, they run in the same order in every chapter, and a chapter supplies only what
+/// differs: the run information, and per stage its StageHooks (what to poison, launch and
+/// verify; its extra columns; a set-up to run first). For each stage:
 ///  1. `prepare` (a tuning pass that writes its choice into the header);
 ///  2. run_stage(): poison, time with the options' timing, verify before and after, make the row;
 ///  3. `extras` (the chapter's columns, read after timing), then the row's `group`;

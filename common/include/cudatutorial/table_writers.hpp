@@ -4,7 +4,8 @@
 ///
 /// A new format is a new TableWriter; no existing writer changes. ResultTable::print,
 /// write_markdown, write_csv, write_json and write_files are thin wrappers over these, and
-/// finish_table (cli.hpp) is the one place a chapter's table is printed and written.
+/// finish_table (cli.hpp), which TableRun::finish (table_run.hpp) calls, is the one place a
+/// chapter's table is printed and written.
 #pragma once
 
 #include <iosfwd>
