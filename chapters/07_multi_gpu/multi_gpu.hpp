@@ -372,6 +372,12 @@ std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
                                                      const std::vector<const float*>& send,
                                                      const std::vector<float*>& recv,
                                                      std::size_t n);
+/// Stage 9: stage 7, each kernel launched programmatically so that its launch overlaps the
+/// previous call (allreduce/stage9_size_rule_pdl.cpp).
+std::unique_ptr<TeamAllReducer> make_size_rule_pdl(PeerTeam& team,
+                                                   const std::vector<const float*>& send,
+                                                   const std::vector<float*>& recv,
+                                                   std::size_t n);
 /// The baseline: ncclAllReduce (allreduce/nccl_allreduce.cpp); throws without NCCL.
 std::unique_ptr<TeamAllReducer> make_nccl_allreduce(PeerTeam& team,
                                                     const std::vector<const float*>& send,

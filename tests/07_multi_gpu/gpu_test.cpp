@@ -306,9 +306,24 @@ TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
     for (const char* name : {"ring_memcpy", "ring_peer_kernel", "one_shot", "one_shot_sentinel",
-                             "two_shot", "size_rule", "size_rule_graph"}) {
+                             "two_shot", "size_rule", "size_rule_graph", "size_rule_pdl"}) {
         EXPECT_NE(result.output.find(name), std::string::npos) << name << "\n" << result.output;
     }
+}
+
+TEST(MultiGpuRanks, CallsBackToBackVerifyToo) {
+    CT_REQUIRE_GPUS(2);
+    if (!multi_gpu::nccl_available()) {
+        GTEST_SKIP() << "this build has no NCCL";
+    }
+    // --batch: several calls per sample with no host or event between them, where stage 9's
+    // kernels overlap the previous call's; every stage is verified after its timed runs too.
+    const auto result = ct::testing::run_process(
+        std::string(MULTI_GPU_BIN) + " --ranks 2 --sizes 4,4100,1048580 --reps 3 --batch 4");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("calls per sample"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("size_rule_pdl"), std::string::npos) << result.output;
 }
 
 TEST(MultiGpuRanks, NetworkSectionRunsNcclOverNvlinkAndOverSockets) {

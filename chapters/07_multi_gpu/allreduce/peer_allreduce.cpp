@@ -74,7 +74,8 @@ PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
 
 PeerAllReduce::PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm,
                              const std::vector<const float*>& send,
-                             const std::vector<float*>& recv, std::size_t capacity)
+                             const std::vector<float*>& recv, std::size_t capacity,
+                             PeerLaunchMode mode)
     : team_(team), algorithm_(algorithm) {
     const int local = team.local_gpus();
     if (static_cast<int>(send.size()) != local || static_cast<int>(recv.size()) != local) {
@@ -117,7 +118,7 @@ PeerAllReduce::PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm,
             view.workspace.push_back(workspace_all->pointers()[g][p]);
         }
         view.capacity = capacity;
-        parts_.emplace_back(algorithm, std::move(view));
+        parts_.emplace_back(algorithm, std::move(view), mode);
     }
 }
 

@@ -1,7 +1,8 @@
 /// @file peer_allreduce.hpp
 /// @brief The all-reduce stages that work in peer memory with no host in the loop: one-shot with
 /// flags (stage 4) and without (stage 5), two-shot (stage 6), the size rule that picks between
-/// stages 5 and 6 (stage 7) and the same captured in a CUDA graph (stage 8). Each GPU runs one
+/// stages 5 and 6 (stage 7), the same captured in a CUDA graph (stage 8) and launched
+/// programmatically (stage 9). Each GPU runs one
 /// kernel that reads and writes the other GPUs' memory directly and synchronises with them
 /// through flags (flag_protocol.hpp) or through the data itself (stage 5).
 ///
@@ -83,12 +84,22 @@ struct PeerLaunch {
 PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
                              unsigned resident_blocks, unsigned threads);
 
+/// How a part's kernel is launched.
+enum class PeerLaunchMode {
+    kOrdinary,      ///< starts when the previous work of its stream has finished
+    /// Programmatic dependent launch (stage 9), where the GPU has it (compute capability 9.0+):
+    /// the kernel may be scheduled while the previous kernel of its stream still runs, and waits
+    /// for it on the GPU before touching any memory; elsewhere as kOrdinary.
+    kProgrammatic,
+};
+
 /// One GPU's part of a peer-memory all-reduce. Construct with the rank's GPU current; run()
 /// enqueues one kernel on `stream`. Every rank must run its part the same number of times with
 /// the same n: the flags pair call k of one rank with call k of the others.
 class PeerAllReducePart {
   public:
-    PeerAllReducePart(PeerAlgorithm algorithm, PeerView view);
+    PeerAllReducePart(PeerAlgorithm algorithm, PeerView view,
+                      PeerLaunchMode mode = PeerLaunchMode::kOrdinary);
     /// recv[rank][i] = sum over p of send[p][i], i < n (n <= the view's capacity), summed in rank
     /// order on every rank, so that all ranks hold the same bits. For the sentinel one-shot n may
     /// grow from call to call but never shrink (throws std::invalid_argument): each call empties
@@ -103,6 +114,7 @@ class PeerAllReducePart {
   private:
     PeerAlgorithm algorithm_;
     PeerView view_;
+    bool programmatic_ = false;  // kProgrammatic on a GPU that has it
     unsigned resident_blocks_ = 1;
     mutable std::size_t largest_n_ = 0;  // the sentinel one-shot's guard (see run)
 };
@@ -129,7 +141,8 @@ class PeerAllReduce {
     /// `send[local]`/`recv[local]`: this process's buffers for each of its GPUs, each the base of
     /// a cudaMalloc allocation of at least `capacity` floats.
     PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm, const std::vector<const float*>& send,
-                  const std::vector<float*>& recv, std::size_t capacity);
+                  const std::vector<float*>& recv, std::size_t capacity,
+                  PeerLaunchMode mode = PeerLaunchMode::kOrdinary);
     /// The all-reduce of the first n floats (n <= capacity): after the work queued on the team's
     /// stream_of(0) so far, and before what is queued there later.
     void run(std::size_t n) const;

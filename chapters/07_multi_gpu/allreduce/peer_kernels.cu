@@ -76,6 +76,19 @@ __device__ float4 first_input(const float* input, std::size_t first, std::size_t
     return first < vectors ? reinterpret_cast<const float4*>(input)[first] : float4{};
 }
 
+// Every kernel's first step. Launched programmatically (stage 9), the kernel may have started
+// while the previous kernel of its stream still runs: wait here until that kernel has finished
+// and its writes are visible (the input may be its output, and the staging slots this call
+// empties are the ones the previous call read), then let the next kernel of the stream be
+// scheduled, so that its launch overlaps this call. Launched the ordinary way, both return at
+// once.
+__device__ void follow_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
 // This block's call number: one more than at its previous call. Kept in device memory, not
 // passed by the host, so that a CUDA graph, which replays the same arguments, still counts.
 __device__ std::uint32_t begin_call(const PeerArgs& a) {
@@ -124,6 +137,7 @@ __device__ float* staging_slot(const PeerArgs& a, int owner, int buffer, int fro
 // Without the flags a rank would read slots before they arrive; without the two halves, a rank
 // one call ahead would overwrite a slot its peer is still summing (flag_protocol.hpp).
 __global__ void one_shot_kernel(PeerArgs a) {
+    follow_previous_kernel();
     const std::size_t vectors = a.n / 4;
     const std::size_t tail = a.n % 4;
     const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
@@ -229,6 +243,7 @@ __device__ float wait_for(const float* slot) {
 // rotate, so the one a peer writes is never the one being read or being emptied (a rank can be
 // one call ahead, never two: call k + 1 needs the peers' data of call k + 1).
 __global__ void one_shot_sentinel_kernel(PeerArgs a) {
+    follow_previous_kernel();
     const std::size_t vectors = a.n / 4;
     const std::size_t tail = a.n % 4;
     const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
@@ -307,6 +322,7 @@ constexpr int kTwoShotUnroll = 4;  // independent 16-byte loads per thread per p
 // in the same pass. A second barrier keeps every rank's kernel running until the peers are done
 // with its memory: when a rank's kernel ends, its output is complete and its input free again.
 __global__ void two_shot_kernel(PeerArgs a) {
+    follow_previous_kernel();
     const std::uint32_t seq = begin_call(a);
     peer_barrier(a, 0, seq);
     const std::size_t begin_vector = a.chunk_begin / 4;  // chunks start on multiples of 4 floats
@@ -423,8 +439,40 @@ unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads) {
     return static_cast<unsigned>(std::clamp<long long>(resident, 1, kMaxPeerBlocks));
 }
 
-PeerAllReducePart::PeerAllReducePart(PeerAlgorithm algorithm, PeerView view)
+namespace {
+
+bool device_has_programmatic_launch() {
+    int device = 0;
+    int major = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+}
+
+// Launches `kernel` on `stream`, programmatically (PeerLaunchMode) or the ordinary way.
+void launch_part(void (*kernel)(PeerArgs), const PeerLaunch& shape, const PeerArgs& a,
+                 bool programmatic, cudaStream_t stream) {
+    if (!programmatic) {
+        kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+        return;
+    }
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(shape.blocks);
+    config.blockDim = dim3(shape.threads);
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    CT_CHECK(cudaLaunchKernelEx(&config, kernel, a));
+}
+
+}  // namespace
+
+PeerAllReducePart::PeerAllReducePart(PeerAlgorithm algorithm, PeerView view, PeerLaunchMode mode)
     : algorithm_(algorithm), view_(std::move(view)),
+      programmatic_(mode == PeerLaunchMode::kProgrammatic && device_has_programmatic_launch()),
       resident_blocks_(peer_resident_blocks(algorithm, kPeerThreads)) {
     if (view_.ranks < 1 || view_.ranks > kMaxPeerRanks) {
         throw cudatutorial::UsageError("the peer-memory all-reduce takes 1 to " +
@@ -473,13 +521,13 @@ void PeerAllReducePart::run(std::size_t n, cudaStream_t stream) const {
     const PeerLaunch shape = launch(n);
     switch (algorithm_) {
         case PeerAlgorithm::kOneShot:
-            one_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            launch_part(one_shot_kernel, shape, a, programmatic_, stream);
             break;
         case PeerAlgorithm::kOneShotSentinel:
-            one_shot_sentinel_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            launch_part(one_shot_sentinel_kernel, shape, a, programmatic_, stream);
             break;
         case PeerAlgorithm::kTwoShot:
-            two_shot_kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
+            launch_part(two_shot_kernel, shape, a, programmatic_, stream);
             break;
     }
     CT_CHECK_LAUNCH();

@@ -1,5 +1,5 @@
 /// @file stage_peer.hpp
-/// @brief What stages 4-8 share: a TeamAllReducer around a PeerAllReduce of fixed n, and the
+/// @brief What stages 4-9 share: a TeamAllReducer around a PeerAllReduce of fixed n, and the
 /// size rule cached per set of GPUs.
 #pragma once
 
@@ -17,8 +17,8 @@ class PeerTeamAllReducer final : public TeamAllReducer {
   public:
     PeerTeamAllReducer(PeerTeam& team, PeerAlgorithm algorithm,
                        const std::vector<const float*>& send, const std::vector<float*>& recv,
-                       std::size_t n)
-        : all_reduce_(team, algorithm, send, recv, n), n_(n) {}
+                       std::size_t n, PeerLaunchMode mode = PeerLaunchMode::kOrdinary)
+        : all_reduce_(team, algorithm, send, recv, n, mode), n_(n) {}
     void run() const override { all_reduce_.run(n_); }
 
   private:
@@ -29,8 +29,9 @@ class PeerTeamAllReducer final : public TeamAllReducer {
 /// A PeerTeamAllReducer (collective over the ranks).
 inline std::unique_ptr<PeerTeamAllReducer> make_peer_all_reducer(
     PeerTeam& team, PeerAlgorithm algorithm, const std::vector<const float*>& send,
-    const std::vector<float*>& recv, std::size_t n) {
-    return std::make_unique<PeerTeamAllReducer>(team, algorithm, send, recv, n);
+    const std::vector<float*>& recv, std::size_t n,
+    PeerLaunchMode mode = PeerLaunchMode::kOrdinary) {
+    return std::make_unique<PeerTeamAllReducer>(team, algorithm, send, recv, n, mode);
 }
 
 /// The size rule of `team`'s GPUs, measured at the first call (collective) and cached.

@@ -61,6 +61,12 @@ const std::vector<AllReduceStage>& allreduce_stages() {
              true,
              nullptr,
              make_size_rule_graph},
+            {{"9", "size_rule_pdl",
+              "stage 7 with each kernel launched programmatically: scheduled while the previous "
+              "call still runs, it waits for it on the GPU (the launch overlaps the last call)"},
+             true,
+             nullptr,
+             make_size_rule_pdl},
         };
         if (nccl_available()) {
             stages.push_back({{"nccl", "nccl_allreduce",
