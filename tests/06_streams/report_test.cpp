@@ -11,6 +11,7 @@
 #include "cudatutorial/report.hpp"
 #include "measurement.hpp"
 #include "process.hpp"
+#include "run_info.hpp"
 #include "streams_report.hpp"
 #include "test_records.hpp"
 
@@ -49,16 +50,7 @@ streams::ScenarioMeasurement measurement_of(int scenario, Build build,
 }
 
 cudatutorial::RunInfo test_run_info() {
-    cudatutorial::RunInfo info;
-    info.program = "streams";
-    info.title = "test";
-    info.gpu_name = "Test GPU \"X\"";
-    info.compute_capability = "9.0";
-    info.sm_count = 132;
-    info.cuda_runtime = "13.0";
-    info.cuda_driver = "13.0";
-    info.timestamp = "2026-11-22T12:00:00+0000";
-    return info;
+    return cudatutorial::testing::fake_run_info("streams", "test");
 }
 
 std::string read_file(const std::string& path) {

@@ -10,6 +10,7 @@
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/table_writers.hpp"
 #include "process.hpp"
+#include "run_info.hpp"
 
 namespace ct = cudatutorial;
 
@@ -27,16 +28,8 @@ ct::ResultRow timed_row(const std::string& id, double median_ms, double bytes, b
 }
 
 ct::RunInfo sample_info() {
-    ct::RunInfo info;
-    info.program = "reduction";
-    info.title = "test table";
-    info.gpu_name = "Test GPU \"X\"";
-    info.compute_capability = "9.0";
-    info.sm_count = 132;
-    info.cuda_runtime = "13.0";
-    info.cuda_driver = "13.0";
+    ct::RunInfo info = ct::testing::fake_run_info("reduction", "test table");
     info.peak_bandwidth_gbs = 1000.0;
-    info.timestamp = "2026-11-22T10:00:00+0000";
     info.set("N", "1000");
     info.set("block", "256");
     return info;

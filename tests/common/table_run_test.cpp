@@ -13,21 +13,14 @@
 
 #include "cudatutorial/errors.hpp"
 #include "cudatutorial/table_run.hpp"
+#include "run_info.hpp"
 
 namespace ct = cudatutorial;
 
 namespace {
 
 ct::RunInfo test_info() {
-    ct::RunInfo info;
-    info.program = "table_run_test";
-    info.title = "table run test";
-    info.gpu_name = "Test GPU";
-    info.compute_capability = "9.0";
-    info.sm_count = 132;
-    info.cuda_runtime = "13.0";
-    info.cuda_driver = "13.0";
-    info.timestamp = "2026-11-22T10:00:00+0000";
+    ct::RunInfo info = ct::testing::fake_run_info("table_run_test", "table run test");
     info.set("N", "1000");
     return info;
 }
