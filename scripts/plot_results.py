@@ -272,6 +272,8 @@ def run_details(doc, prefix=""):
         parts.append(f"timing: {params['timing']}")
     elif params.get("reps"):
         parts.append(f"repetitions: {params['reps']}")
+    if params.get("calls per sample"):  # --batch: each sample is several calls back to back
+        parts.append(f"calls per sample: {params['calls per sample']}")
     return prefix + "; ".join(parts)
 
 
@@ -1351,8 +1353,10 @@ def busbw_figure(plt, docs, labels):
     params = doc["run"].get("parameters", {})
     match = re.match(r"([\d.]+) GB/s", params.get("link (GPU 0 -> 1, measured)", ""))
     link = float(match.group(1)) if match else None
+    batch = params.get("calls per sample", "")
     figure = Figure(plt, f"All-reduce on {labels[0]}: bus bandwidth against message size",
-                    f"{doc.get('title', '')}; NCCL {params.get('NCCL', '?')}",
+                    f"{doc.get('title', '')}; NCCL {params.get('NCCL', '?')}"
+                    + (f"; {batch.split(',')[0]} calls per sample" if batch else ""),
                     footer_lines(docs, labels), ncols=2, big=True)
     ax, ax_time = figure.axes
     # Eight stages and more: as many distinct colours, none of them the baseline's orange.
