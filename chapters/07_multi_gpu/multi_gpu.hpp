@@ -310,7 +310,7 @@ struct AllReduceStage : cudatutorial::StageDescriptor {
     /// the GPUs of a set, ordered with CUDA events.
     std::unique_ptr<AllReducer> (*make)(const GpuSet& gpus, std::size_t n) = nullptr;
     /// Made on a team, so that it runs in one process per GPU (and, without `make`, in one
-    /// process too): stages 2-8 and NCCL. Stage 1 has none: gathering on GPU 0 is a
+    /// process too): stages 2-9 and NCCL. Stage 1 has none: gathering on GPU 0 is a
     /// one-process design.
     MakeTeamAllReducer make_team = nullptr;
     /// The largest message the stage runs (0: any); larger sizes are skipped with a note.

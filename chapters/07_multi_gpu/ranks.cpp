@@ -513,7 +513,7 @@ int launch_network(const Options& o, char** argv) {
     }
     std::remove(rows_path.c_str());
     table.add_note(
-        "stages 2-8 are not in this table: they load and store the other GPU's memory, which "
+        "stages 2-9 are not in this table: they load and store the other GPU's memory, which "
         "CUDA IPC maps only between processes of one machine; across machines NCCL (its "
         "sockets, or InfiniBand/RoCE with GPUDirect RDMA) is the engine");
     std::cout << "== network: one process per GPU, NVLink against sockets\n";
