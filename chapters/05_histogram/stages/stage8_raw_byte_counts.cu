@@ -33,6 +33,7 @@
 
 #include "adaptive_counts.hpp"
 #include "adaptive_register_counts.cuh"
+#include "cudatutorial/programmatic_launch.cuh"
 #include "device_common.cuh"
 
 namespace histogram {
@@ -103,37 +104,21 @@ __global__ void clear_then_release_kernel(unsigned int* histo, int bins) {
     }
 }
 
-// Whether the current device runs programmatic dependent launches (compute capability 9.0+).
-bool overlapped_clear_supported() {
-    int device = 0;
-    int major = 0;
-    CT_CHECK(cudaGetDevice(&device));
-    CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
-}
-
 // The clear, then `kernel`, which waits for it before touching the histogram: overlapped where
 // the device allows, one after the other elsewhere.
 template <typename Kernel, typename... KernelArgs>
 void clear_then_launch(const StageArgs& args, Kernel kernel, int grid, cudaStream_t stream,
                        KernelArgs... kernel_args) {
-    if (!overlapped_clear_supported()) {
+    if (!cudatutorial::current_device_has_programmatic_launch()) {
         detail::clear_histogram(args, stream);
         kernel<<<grid, args.block, 0, stream>>>(kernel_args...);
         return;
     }
     clear_then_release_kernel<<<1, 256, 0, stream>>>(args.histogram, args.binning.bins());
     CT_CHECK_LAUNCH();
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(grid));
-    config.blockDim = dim3(static_cast<unsigned>(args.block));
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    CT_CHECK(cudaLaunchKernelEx(&config, kernel, kernel_args...));
+    cudatutorial::launch_programmatic(kernel, dim3(static_cast<unsigned>(grid)),
+                                      dim3(static_cast<unsigned>(args.block)), stream,
+                                      kernel_args...);
 }
 
 /// Launches candidate kIndex of adaptive::kRawCountVariants (the host has checked that it applies).

@@ -28,6 +28,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_info.hpp"
+#include "cudatutorial/programmatic_launch.cuh"
 #include "peer_allreduce.hpp"
 
 namespace multi_gpu {
@@ -441,38 +442,22 @@ unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads) {
 
 namespace {
 
-bool device_has_programmatic_launch() {
-    int device = 0;
-    int major = 0;
-    CT_CHECK(cudaGetDevice(&device));
-    CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
-}
-
 // Launches `kernel` on `stream`, programmatically (PeerLaunchMode) or the ordinary way.
 void launch_part(void (*kernel)(PeerArgs), const PeerLaunch& shape, const PeerArgs& a,
                  bool programmatic, cudaStream_t stream) {
-    if (!programmatic) {
+    if (programmatic) {
+        cudatutorial::launch_programmatic(kernel, dim3(shape.blocks), dim3(shape.threads), stream, a);
+    } else {
         kernel<<<shape.blocks, shape.threads, 0, stream>>>(a);
-        return;
     }
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(shape.blocks);
-    config.blockDim = dim3(shape.threads);
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    CT_CHECK(cudaLaunchKernelEx(&config, kernel, a));
 }
 
 }  // namespace
 
 PeerAllReducePart::PeerAllReducePart(PeerAlgorithm algorithm, PeerView view, PeerLaunchMode mode)
     : algorithm_(algorithm), view_(std::move(view)),
-      programmatic_(mode == PeerLaunchMode::kProgrammatic && device_has_programmatic_launch()),
+      programmatic_(mode == PeerLaunchMode::kProgrammatic &&
+                    cudatutorial::current_device_has_programmatic_launch()),
       resident_blocks_(peer_resident_blocks(algorithm, kPeerThreads)) {
     if (view_.ranks < 1 || view_.ranks > kMaxPeerRanks) {
         throw cudatutorial::UsageError("the peer-memory all-reduce takes 1 to " +
