@@ -486,23 +486,31 @@ class MultiGpuGrader(Grader):
     gpus = 2
     sanitize_note = ("compute-sanitizer serializes kernels, and a kernel that spins on a flag "
                      "that a kernel on the other GPU raises then never returns")
-    fixed = [  # (floats, blocks (0: as many as the message needs), threads, late us, calls)
-        (1, 0, 32, 20, 48), (1025, 0, 256, 20, 48), ((1 << 18) + 1, 1, 1024, 20, 48),
-        ((1 << 18) + 1, 2, 512, 20, 48), ((1 << 18) + 1, 0, 512, 20, 48),
-        ((1 << 18) + 1, 0, 512, 0, 64), ((1 << 20) + 3, 4, 256, 50, 32),
+    # (floats, blocks (0: as many as the message needs), threads, late us, calls, hold-back us).
+    # Hold-back: every warp but warp 0 (whose threads signal) starts its stores late, so that a
+    # signal that does not wait for the whole block (no __syncthreads() before it) is read
+    # before those stores are even issued: a certain FAIL, where the other cases only make it
+    # likely.
+    fixed = [
+        (1, 0, 32, 20, 48, 0), (1025, 0, 256, 20, 48, 0), ((1 << 18) + 1, 1, 1024, 20, 48, 0),
+        ((1 << 18) + 1, 2, 512, 20, 48, 0), ((1 << 18) + 1, 0, 512, 20, 48, 0),
+        ((1 << 18) + 1, 0, 512, 0, 64, 0), ((1 << 20) + 3, 4, 256, 50, 32, 0),
+        (4099, 1, 256, 0, 32, 20), ((1 << 18) + 1, 2, 1024, 20, 32, 20),
     ]
 
     def cases(self, seed, large):
         rng = random.Random(seed)
         chosen = list(self.fixed) + [(random_size(rng), rng.choice([1, 2, 8, 0]),
-                                      rng.choice([128, 256, 512, 1024]), 20, 48)]
+                                      rng.choice([128, 256, 512, 1024]), 20, 48, 0)]
         # The wrap-around falls on a call where GPU 1 is late (7) or GPU 0 is (8): the on-time
         # GPU is the first to ask whether call 0 has come.
-        return [Case(f"n={n} blocks={b or 'auto'} threads={t} late={late}us calls={calls}",
+        return [Case(f"n={n} blocks={b or 'auto'} threads={t} late={late}us calls={calls}"
+                     + (f" hold-back={hold}us" if hold else ""),
                      ["--n", str(n), "--blocks", str(b), "--threads", str(t), "--late-us",
                       str(late), "--calls", str(calls), "--wrap-after", str(7 + i % 2),
+                      "--hold-back-us", str(hold),
                       "--seed", str(seed), "--warmup", "1", "--reps", "2"])
-                for i, (n, b, t, late, calls) in enumerate(chosen)]
+                for i, (n, b, t, late, calls, hold) in enumerate(chosen)]
 
     def timing_args(self, seed):
         return ["--seed", str(seed), "--calls", "8"]

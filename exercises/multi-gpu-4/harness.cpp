@@ -11,6 +11,8 @@
 //   - one GPU made late on two calls out of three (late_peer.cu), alternating which, so that the
 //     other is already spinning when the late one signals;
 //   - call numbers that start just below 2^32, so that every run crosses the wrap-around;
+//   - with --hold-back-us, every warp but warp 0 (whose threads signal) starts its stores late,
+//     so that a signal that does not wait for the whole block is read before they are issued;
 //   - a watchdog: a barrier that never opens ends the run with a FAIL after --hang-seconds.
 #include <algorithm>
 #include <chrono>
@@ -46,6 +48,7 @@ struct Options {
     int blocks = 0;
     int threads = 512;
     int late_us = 20;
+    int hold_back_us = 0;
     int wrap_after = 7;
     double hang_seconds = 10;
     std::uint64_t seed = ct::kDefaultSeed;
@@ -66,6 +69,11 @@ void add_options(CLI::App& app, Options& o) {
     app.add_option("--late-us", o.late_us,
                    "microseconds by which one GPU is late, on two calls out of three (0: never)")
         ->check(CLI::Range(0, 100000))
+        ->capture_default_str();
+    app.add_option("--hold-back-us", o.hold_back_us,
+                   "microseconds by which every warp but warp 0 (which signals) starts its stores "
+                   "late, on every call (0: never)")
+        ->check(CLI::Range(0, 10000))
         ->capture_default_str();
     app.add_option("--wrap-after", o.wrap_after,
                    "calls before the call number wraps around from 2^32 - 1 to 0")
@@ -226,6 +234,7 @@ int run(const Options& o) {
         a.counters = ranks[g].counters.data();
         a.n = n;
         a.capacity = capacity;
+        a.hold_back_ns = static_cast<std::uint32_t>(o.hold_back_us) * 1000u;
     }
     gpus.synchronize_devices();
 
@@ -257,6 +266,10 @@ int run(const Options& o) {
     info.peak_bandwidth_gbs = 0;  // GB/s here is message bytes per call over two GPUs
     info.set("n", std::to_string(n) + " floats (" + ct::format_bytes(n * 4.0) + ")");
     info.set("launch", std::to_string(blocks) + " x " + std::to_string(o.threads));
+    if (o.hold_back_us > 0) {
+        info.set("hold-back", "warps 1 and up store " + std::to_string(o.hold_back_us) +
+                                  " us late on every call");
+    }
     info.set("calls", std::to_string(o.calls) + " back to back, call numbers " +
                           std::to_string(first_seq) + " to " +
                           std::to_string(static_cast<std::uint32_t>(first_seq + o.calls - 1)));
@@ -290,6 +303,9 @@ int run(const Options& o) {
     // Timed: the same call with no GPU late, each from the moment GPU 0's stream starts it to the
     // moment both have finished (fork and join through events), then checked once more.
     if (row.passed && o.common.repetitions > 0) {
+        for (ex::OneShotArgs& a : args) {
+            a.hold_back_ns = 0;  // the time of the call itself, not of the test's delay
+        }
         const mg::ForkJoin order(gpus);
         cudaEvent_t start = nullptr;
         cudaEvent_t stop = nullptr;

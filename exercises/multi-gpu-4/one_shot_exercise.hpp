@@ -26,6 +26,10 @@ struct OneShotArgs {
     std::uint32_t* counters = nullptr;  ///< this rank's call counter per block (the last seq)
     std::size_t n = 0;                  ///< floats to all-reduce
     std::size_t capacity = 0;           ///< floats per staging slot, a multiple of 4
+    /// A test knob of the harness (--hold-back-us): warps other than warp 0 wait this many
+    /// nanoseconds before their stores, so that a barrier that signals before the whole block has
+    /// stored is read while those stores have not even been issued. 0 in chapter 7's kernel.
+    std::uint32_t hold_back_ns = 0;
 };
 
 /// Enqueues one call of the one-shot all-reduce for rank `a.rank` on `stream` (the rank's GPU
