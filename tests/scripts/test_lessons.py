@@ -1,8 +1,10 @@
 """The READMEs are lessons: the top README and every chapter README carry no commit hash and no
 issue number (provenance lives in docs/results/), each chapter's lesson stays under 6,000 words
 (the tables that scripts/results_tables.py pastes and the code listings do not count), a chapter's
-companion page (chapters/<folder>/deep_dive.md) is linked from its README, and the top README
-links the glossary and the teacher's guide (run by ctest as docs.scripts_unit_tests)."""
+companion page (chapters/<folder>/deep_dive.md) is linked from its README, the top README
+links the glossary and the teacher's guide, and every count of the graded exercises written in the
+top README, docs/exercises.md and docs/teachers.md, and every exercise those pages list, agrees
+with exercises/exercises.txt (run by ctest as docs.scripts_unit_tests)."""
 import pathlib
 import re
 import unittest
@@ -26,6 +28,34 @@ ISSUE = re.compile(
     r"|\bissue\s+\d+\b(?![.,]\d)(?!\s*(?:[x×]|instructions?|warps?|loads?|stores?|requests?"
     r"|operations?|ops|FMAs?|per|of|at once)\b)",
     re.IGNORECASE)
+
+
+# A count of the graded exercises in words or digits: "Eleven stages come as exercises",
+# "Eleven stages of the course come as exercises", "11 exercises", "eleven graded exercises".
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                "seventeen", "eighteen", "nineteen", "twenty"]
+EXERCISE_COUNT = re.compile(
+    r"\b(" + "|".join(NUMBER_WORDS) + r"|\d+)\s+(?:graded\s+|self-grading\s+)?"
+    r"(?:exercises\b|stages\s+(?:of\s+the\s+course\s+)?(?:come|are)\s+(?:graded\s+)?"
+    r"(?:as\s+)?exercises\b)", re.IGNORECASE)
+# The pages that count or list the graded exercises.
+EXERCISE_PAGES = ["README.md", "docs/exercises.md", "docs/teachers.md"]
+
+
+def exercise_ids():
+    """The ids of exercises/exercises.txt, in its order (one row per exercise)."""
+    rows = (ROOT / "exercises/exercises.txt").read_text(encoding="utf-8").splitlines()
+    return [row.split()[0] for row in rows if row.strip() and not row.lstrip().startswith("#")]
+
+
+def exercise_counts(text: str):
+    """Every count of exercises that `text` writes, as numbers."""
+    counts = []
+    for match in EXERCISE_COUNT.finditer(prose(text)):
+        word = match.group(1).lower()
+        counts.append(int(word) if word.isdigit() else NUMBER_WORDS.index(word))
+    return counts
 
 
 def lesson_readmes():
@@ -83,6 +113,14 @@ class HelpersTest(unittest.TestCase):
                                           "3.7x fewer; it issues 524,288 of them; can issue 4 "
                                           "instructions per cycle"), [])
 
+    def test_what_counts_as_a_count_of_exercises(self):
+        self.assertEqual(exercise_counts("Ten stages come as exercises that grade themselves. "
+                                         "Eleven stages of the course come\nas exercises: ... "
+                                         "all 12 exercises; three graded exercises"),
+                         [10, 11, 12, 3])
+        self.assertEqual(exercise_counts("reduction in nine stages and beyond; the exercises of "
+                                         "chapter 3; exercise 5 tests it; 20 runs"), [])
+
     def test_words_outside_generated_blocks_and_code(self):
         text = ("one two\n<!-- BEGIN OUTPUT a.txt -->\nthree four\n<!-- END OUTPUT -->\n"
                 "```sh\nfive six\n```\nseven `eight`\n")
@@ -130,6 +168,33 @@ class LessonTest(unittest.TestCase):
             with self.subTest(page=page):
                 linked = re.search(r"\]\((\./)?" + re.escape(page) + r"(#[^)\s]*)?\)", readme)
                 self.assertTrue(linked, f"README.md does not link {page}")
+
+
+class ExerciseCountTest(unittest.TestCase):
+    def test_counts_of_exercises_agree_with_the_list(self):
+        listed = len(exercise_ids())
+        for page in EXERCISE_PAGES:
+            with self.subTest(page=page):
+                for count in exercise_counts((ROOT / page).read_text(encoding="utf-8")):
+                    self.assertEqual(count, listed,
+                                     f"{page} counts {count} exercises; exercises/exercises.txt "
+                                     f"lists {listed}")
+
+    def test_exercise_tables_list_every_exercise(self):
+        # The table of docs/exercises.md (first column) and the teacher's guide's chapter table
+        # (last column) name each exercise of the list, and no other.
+        # The cell that names the exercises of a row: `id` of docs/exercises.md's rows, the
+        # graded-exercises cell of the teacher's guide's rows (| 3 | ... | `reduction-3`, ... |).
+        cells = {"docs/exercises.md": r"^\|\s*(`[a-z0-9_-]+`)\s*\|",
+                 "docs/teachers.md": r"^\|\s*\d+\s*\|.*\|([^|]*)\|\s*$"}
+        for page, cell in cells.items():
+            with self.subTest(page=page):
+                text = (ROOT / page).read_text(encoding="utf-8")
+                named = [name for match in re.finditer(cell, text, re.MULTILINE)
+                         for name in re.findall(r"`([a-z0-9_-]+)`", match.group(1))]
+                self.assertEqual(sorted(named), sorted(exercise_ids()),
+                                 f"{page}: the exercises its table names are not those of "
+                                 "exercises/exercises.txt")
 
 
 if __name__ == "__main__":
