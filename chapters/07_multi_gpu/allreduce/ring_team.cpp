@@ -1,7 +1,10 @@
 // Stages 2 and 3 on a team, so that they run in one process per GPU too. The schedule is the
-// ring's (ring_step), but a process cannot wait on another process's CUDA event: each step
-// boundary is a one-block kernel that tells both neighbours "my step is done" through a flag in
-// their memory and waits for theirs (launch_neighbour_sync; the release/acquire pair of stage
+// ring's (ring_step). Events could be shared between processes (cudaIpcGetEventHandle,
+// cudaIpcOpenEventHandle), but cudaStreamWaitEvent waits for the event's latest record at the
+// time of the call: before waiting for a neighbour's step s - 1, this process would first have to
+// learn through the host that the neighbour has recorded it, a host round trip per step. So each
+// step boundary is a one-block kernel that tells both neighbours "my step is done" through a flag
+// in their memory and waits for theirs (launch_neighbour_sync; the release/acquire pair of stage
 // 4's barrier). One more boundary before the first step (every input final) and after the last
 // (no neighbour still reads my output) bracket the call. In one process the same stages keep
 // their events (ring_allreduce.cpp): driven from one process, the team form hung (on two H200s)
