@@ -11,8 +11,10 @@
 /// the advice for GPUs with one copy engine, whose single copy queue made chunk 1's copy in wait
 /// behind chunk 0's copy out (on two-copy-engine Fermi, depth first measured faster). Streams do
 /// not each get a hardware queue: they share the CUDA_DEVICE_MAX_CONNECTIONS work queues (8 by
-/// default, at most 32), so at K = 16 at least two chunk streams share one, and an operation
-/// waiting at a queue's head holds up the other stream's work behind it (a false dependency).
+/// default, at most 32), so at K = 16 at least two chunk streams may share one, and in the older
+/// model an operation waiting at a queue's head holds up the other stream's work behind it (a
+/// false dependency). Which stream uses which queue is the driver's undocumented choice, and the
+/// H100 runs showed no such dependency, even with one queue.
 /// Small chunks cost a fixed overhead per copy and launch, so the gain stops growing with K.
 /// Look at: the timeline (H, K, D per stream), the total against the ideal and the sum, and how
 /// both change with K.
