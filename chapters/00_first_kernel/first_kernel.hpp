@@ -1,13 +1,15 @@
 /// @file first_kernel.hpp
 /// @brief Chapter 0, your first kernel: the stages (vector add, grid-stride loop, stencil with
-/// shared memory), the demonstrations (the index map, failing launches, ways to time) and their
-/// CPU references. Plain host declarations: the kernels live in stages/ and the .cu files.
+/// shared memory), the demonstrations (the index map, the raw memory calls, failing launches,
+/// ways to time, managed memory) and their CPU references. Plain host declarations: the kernels
+/// live in stages/ and the .cu files.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,8 +77,10 @@ void launch_vector_add_thrust(const float* a, const float* b, float* c, std::siz
 /// more blocks than a grid may have (2^31 - 1).
 unsigned blocks_for(std::size_t n, int block);
 
-/// The grid-stride stage's default grid: enough blocks to fill every SM once (SMs x resident
-/// blocks of `block` threads per SM), never more than blocks_for(n, block).
+/// The grid-stride stage's default grid: SMs x (threads an SM holds / `block`) blocks, enough
+/// for every SM's thread slots once, never more than blocks_for(n, block). Below 64 threads a
+/// block that is more blocks than an SM holds at once (32 on the H100): they run in two waves
+/// or more.
 int grid_stride_default_grid(std::size_t n, int block, int sm_count, int max_threads_per_sm);
 
 /// Elements of poisoned slack ("the canary") behind every array by default: at least what the
@@ -110,6 +114,12 @@ struct VectorAddArrays {
 /// The first element of host[n..] that is no longer the poison (all bytes 0xff), or host.size().
 std::size_t first_touched_canary(const std::vector<float>& host, std::size_t n);
 std::size_t first_touched_canary(const std::vector<int>& host, std::size_t n);
+
+/// c = a + b with nothing but the runtime API, each call checked: cudaMalloc, cudaMemcpy in,
+/// stage 1's launch, cudaMemcpy back, cudaFree (vector_add_raw_api.cu: what DeviceBuffer hides).
+/// a and b must have the same size.
+std::vector<float> vector_add_raw_api(const std::vector<float>& a, const std::vector<float>& b,
+                                      int block);
 
 // ---------------------------------------------------------------------------------------------
 // 1D stencil: out[i] = in[i - r] + ... + in[i + r] (in[] = 0 outside [0, n))
@@ -200,5 +210,78 @@ struct TimingMethod {
 /// (the cold launch: one).
 std::vector<TimingMethod> time_five_ways(const float* a, const float* b, float* c, std::size_t n,
                                          int block, int reps, int warmup);
+
+// ---------------------------------------------------------------------------------------------
+// Managed memory: one pointer valid on the host and the device, pages that migrate on demand
+// ---------------------------------------------------------------------------------------------
+
+/// The managed section's n when --n is not given: 2^24 + 1 floats, so that its three managed
+/// arrays take 192 MiB (the section keeps the same three in device memory too).
+inline constexpr std::size_t kManagedDefaultN = (std::size_t{1} << 24) + 1;
+
+/// Whether `device` migrates managed pages on demand while kernels run and accepts
+/// cudaMemPrefetchAsync (cudaDevAttrConcurrentManagedAccess). Not on Windows, under WSL or on
+/// some laptops: there the managed rows are skipped.
+bool concurrent_managed_access(int device);
+
+/// Frees a cudaMallocManaged allocation (cudaFree), for the unique_ptr that owns it.
+struct ManagedFree {
+    void operator()(float* pointer) const noexcept;
+};
+/// One managed array of floats.
+using ManagedFloats = std::unique_ptr<float, ManagedFree>;
+
+/// The vector add's inputs in the places the managed section compares: host vectors (the
+/// reference, and the pageable copies the host writes before each sample), device memory
+/// (cudaMalloc) and managed memory (cudaMallocManaged). Every array has `canary` slots behind
+/// its n elements, as in VectorAddArrays.
+struct ManagedVectorAdd {
+    std::size_t n = 0;
+    std::size_t slots = 0;  ///< n + canary
+    int device = 0;         ///< where cudaMemPrefetchAsync sends the pages
+    std::vector<float> a;   ///< the reference inputs: n random floats, then `canary` zeros
+    std::vector<float> b;
+    std::vector<float> host_a;  ///< pageable memory that the host writes and cudaMemcpy reads
+    std::vector<float> host_b;
+    cudatutorial::DeviceBuffer<float> d_a;
+    cudatutorial::DeviceBuffer<float> d_b;
+    cudatutorial::DeviceBuffer<float> d_c;
+    ManagedFloats m_a;  ///< managed; null when made `with_managed` false
+    ManagedFloats m_b;
+    ManagedFloats m_c;
+    /// Allocates everything on the current device; the managed arrays only `with_managed`
+    /// (where concurrent_managed_access holds, so that nothing managed is touched elsewhere).
+    ManagedVectorAdd(std::size_t n, std::size_t canary, std::uint64_t seed, bool with_managed);
+};
+
+/// Device and managed bytes the managed section allocates for n elements and `canary` slots.
+std::size_t managed_section_bytes(std::size_t n, std::size_t canary, bool with_managed);
+
+/// What a row of the managed table times (its group).
+inline constexpr const char* kFromHost = "inputs in + add";
+inline constexpr const char* kAddAlone = "add alone";
+
+/// One row of the managed table: where the inputs live, the state every sample starts from
+/// (`reset`, untimed), the work timed (`work`) and the check against the CPU (`verify`).
+struct ManagedRow : cudatutorial::StageDescriptor {
+    /// kFromHost: each sample starts from inputs the host has just written, so the row is timed
+    /// one sample at a time (measure_from_host). kAddAlone: timed by the harness (TableRun).
+    const char* timed = kFromHost;
+    bool needs_concurrent_access = false;  ///< skipped without concurrent_managed_access
+    void (*reset)(ManagedVectorAdd& data, cudaStream_t stream) = nullptr;
+    void (*work)(ManagedVectorAdd& data, int block, cudaStream_t stream) = nullptr;
+    /// Called with the device idle; leaves managed arrays on the device again.
+    cudatutorial::Verification (*verify)(ManagedVectorAdd& data) = nullptr;
+};
+
+/// The rows in table order: inputs copied (the baseline), faulted over, prefetched; then the add
+/// alone on device memory (the baseline) and on managed memory already resident.
+const std::vector<ManagedRow>& managed_rows();
+
+/// Times a kFromHost row: a first sample then verified, `config.warmup` untimed samples,
+/// `config.repetitions` timed ones, verified again. Every sample runs `reset` and waits for it,
+/// then (after an L2 flush with config.flush_l2) times `work` between two CUDA events.
+cudatutorial::Measurement measure_from_host(const ManagedRow& row, ManagedVectorAdd& data,
+                                            int block, const cudatutorial::BenchmarkConfig& config);
 
 }  // namespace first_kernel

@@ -1,6 +1,7 @@
 // Chapter 0, your first kernel: the smallest programs that teach what every later chapter
 // assumes - a launch and its indices, device memory and copies, checking for errors, timing,
-// shared memory and the barrier - each checked against the CPU every run.
+// shared memory and the barrier - each checked against the CPU every run; and, on request,
+// managed memory and what its page migration costs.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -21,7 +22,8 @@ namespace fk = first_kernel;
 
 namespace {
 
-const std::vector<std::string> kSections = {"indices", "add", "errors", "timing", "stencil"};
+const std::vector<std::string> kSections = {"indices", "add",     "errors",
+                                            "timing",  "stencil", "managed"};
 
 // The index map's launch: small enough to print every thread, with a partial last block.
 constexpr int kMapElements = 10;
@@ -30,8 +32,9 @@ constexpr int kMapBlock = 4;
 struct Options {
     std::string program = "first_kernel";            ///< argv[0], for the child process of `errors`
     std::uint64_t n = (std::uint64_t{1} << 25) + 1;  // a multiple of no block size
+    const CLI::Option* n_option = nullptr;           ///< to tell whether --n was given
     int block = 256;
-    int grid = 0;    ///< the grid-stride stage's grid; 0: fill every SM once
+    int grid = 0;    ///< the grid-stride stage's grid; 0: every SM's thread slots once
     int radius = 8;  // where the shared tile starts to pay on the H100 (the README's sweep)
     std::uint64_t canary = fk::kDefaultCanary;
     std::string stages = "all";
@@ -42,13 +45,15 @@ struct Options {
 };
 
 void add_options(CLI::App& app, Options& o) {
-    ct::add_size_option(app, "--n", o.n,
-                        "elements of the vector add and the stencil (1 to 2^34; the default is "
-                        "a multiple of no block size, so the last block is partial)");
+    o.n_option = ct::add_size_option(
+        app, "--n", o.n,
+        "elements of the vector add and the stencil (1 to 2^34; the default is a multiple of no "
+        "block size, so the last block is partial); the managed section's default is 2^24 + 1");
     app.add_option("--block", o.block, "threads per block (a power of two, 32 to 1024)")
         ->capture_default_str();
     app.add_option("--grid", o.grid,
-                   "blocks of the grid-stride stage (0: enough to fill every SM once)")
+                   "blocks of the grid-stride stage (0: enough for every SM's thread slots "
+                   "once)")
         ->check(CLI::Range(0, 1 << 30))
         ->capture_default_str();
     app.add_option("--radius", o.radius, "stencil radius r: out[i] = in[i-r] + ... + in[i+r]")
@@ -64,8 +69,9 @@ void add_options(CLI::App& app, Options& o) {
                    "run")
         ->capture_default_str();
     ct::add_section_option(app, o.sections, kSections,
-                           "run only these sections: indices, add, errors, timing, stencil "
-                           "(default: all, in that order)");
+                           "run only these sections: indices, add, errors, timing, stencil, "
+                           "managed (default: the first five, in that order; managed runs only "
+                           "when named)");
     app.add_option("--seed", o.seed, "seed of the input data")->capture_default_str();
     app.add_flag("--illegal-address-child", o.illegal_address_child)->group("");
     ct::add_common_options(app, o.common);
@@ -108,6 +114,9 @@ Selection select_stages(const Options& o) {
 bool wanted(const Options& o, const Selection& selection, const std::string& section) {
     if (!o.sections.empty()) {
         return ct::section_wanted(o.sections, section);
+    }
+    if (section == "managed") {  // only when named: it makes the GPU fault pages on purpose
+        return false;
     }
     if (selection.explicit_list) {  // --stage 4: only the section that holds stage 4
         return (section == "add" && !selection.add.empty()) ||
@@ -165,8 +174,8 @@ int run_add_section(const Options& o, const Selection& selection, const ct::Devi
                                 : fk::grid_stride_default_grid(arrays.n, o.block, device.sm_count,
                                                                device.max_threads_per_sm);
     ct::RunInfo info = run_info(o, device, "vector add c = a + b, floats, checked bit for bit");
-    info.set("grid (stage 2)",
-             std::to_string(grid) + " blocks" + (o.grid > 0 ? "" : " (every SM filled once)"));
+    info.set("grid (stage 2)", std::to_string(grid) + " blocks" +
+                                   (o.grid > 0 ? "" : " (SMs x threads per SM / block)"));
     info.set("bytes moved",
              ct::format_bytes(12.0 * static_cast<double>(arrays.n)) + " (a and b read, c written)");
     ct::TableRun table(info, o.common);
@@ -287,6 +296,76 @@ int run_stencil_section(const Options& o, const Selection& selection,
     return table.finish();
 }
 
+// The managed section's n: --n when given, else kManagedDefaultN (192 MiB of managed arrays).
+std::size_t managed_elements(const Options& o) {
+    const bool given = o.n_option != nullptr && o.n_option->count() > 0;
+    return given ? static_cast<std::size_t>(o.n) : fk::kManagedDefaultN;
+}
+
+// A row whose every sample starts from inputs the host has just written: timed one sample at a
+// time (fk::measure_from_host), then made into a row as the harness makes one.
+ct::ResultRow from_host_row(const fk::ManagedRow& row, fk::ManagedVectorAdd& data, const Options& o,
+                            const ct::BenchmarkConfig& config) {
+    ct::ResultRow result =
+        ct::make_row(row.id, row.name, fk::measure_from_host(row, data, o.block, config), 0.0);
+    ct::apply_stage(row, result);
+    return result;
+}
+
+int run_managed_section(const Options& o, const ct::DeviceInfo& device, bool other_tables) {
+    const std::size_t n = managed_elements(o);
+    const bool concurrent = fk::concurrent_managed_access(device.id);
+    fk::ManagedVectorAdd data(n, static_cast<std::size_t>(o.canary), o.seed, concurrent);
+    ct::RunInfo info = run_info(
+        o, device, "managed memory: the vector add with its inputs copied, faulted or prefetched");
+    info.set("n", ct::describe_size(n));
+    info.set("managed memory",
+             concurrent ? ct::format_bytes(3.0 * static_cast<double>(data.slots * sizeof(float))) +
+                              " (a, b, c with cudaMallocManaged; as much again with cudaMalloc)"
+                        : "not used (no concurrent managed access)");
+    info.set("before each sample", "'" + std::string(fk::kFromHost) +
+                                       "': the host writes a and b; c is poisoned on the GPU");
+    // A run of this section alone writes --json out.json itself; beside another table of the
+    // same run it goes to out_managed.json.
+    ct::TableRun table(info, o.common, other_tables ? "_managed" : "");
+    table.set_group_column("timed");
+    table.set_baseline("device", "cudaMalloc");
+    std::string skipped;
+    for (const fk::ManagedRow& row : fk::managed_rows()) {
+        if (row.needs_concurrent_access && !concurrent) {
+            skipped += (skipped.empty() ? "" : ", ") + row.id;
+            continue;
+        }
+        const auto not_a_step = [&](ct::ResultRow& r) {
+            r.in_progression = false;  // ways to place the same data, compared with cudaMalloc
+            r.group = row.timed;
+        };
+        if (row.timed == std::string(fk::kFromHost)) {
+            ct::ResultRow result = from_host_row(row, data, o, table.options().benchmark_config());
+            not_a_step(result);
+            table.add(std::move(result));
+            continue;
+        }
+        ct::StageHooks hooks;
+        hooks.poison = [&] {
+            row.reset(data, nullptr);
+            CT_CHECK(cudaDeviceSynchronize());
+        };
+        hooks.launch = [&](cudaStream_t stream) { row.work(data, o.block, stream); };
+        hooks.verify = [&] { return row.verify(data); };
+        hooks.bytes = 12.0 * static_cast<double>(n);
+        hooks.extras = not_a_step;
+        table.run(row, hooks);
+    }
+    if (!skipped.empty()) {
+        table.add_note("skipped " + skipped +
+                       ": this GPU has no concurrent managed access "
+                       "(cudaDevAttrConcurrentManagedAccess = 0, as under Windows, WSL and on "
+                       "some laptops), so its managed pages do not migrate on demand");
+    }
+    return table.finish();
+}
+
 int worst(int a, int b) {
     return std::max(a, b);
 }
@@ -307,6 +386,12 @@ int run(const Options& o) {
     const bool add = wanted(o, selection, "add") && !selection.add.empty();
     const bool timing = wanted(o, selection, "timing");
     const bool stencil = wanted(o, selection, "stencil") && !selection.stencil.empty();
+    const bool managed = wanted(o, selection, "managed");
+    if (managed && o.common.batch > 1) {
+        throw ct::UsageError(
+            "--batch: does not apply to --section managed: each of its samples "
+            "must start from inputs the host has just written");
+    }
 
     // 2. The device, and whether the arrays fit.
     const ct::DeviceInfo device = ct::select_device(o.common.device);
@@ -318,6 +403,11 @@ int run(const Options& o) {
     }
     if (stencil) {
         bytes = std::max(bytes, 2 * slots * sizeof(int));
+    }
+    if (managed) {  // the sections run one after the other, each freeing its arrays
+        bytes = std::max(bytes, fk::managed_section_bytes(
+                                    managed_elements(o), static_cast<std::size_t>(o.canary),
+                                    fk::concurrent_managed_access(device.id)));
     }
     ct::require_device_memory(bytes, "the arrays of the selected sections");
 
@@ -345,6 +435,9 @@ int run(const Options& o) {
     if (stencil) {
         status = worst(status, run_stencil_section(o, selection, device));
     }
+    if (managed) {
+        status = worst(status, run_managed_section(o, device, add || timing || stencil));
+    }
     return status;
 }
 
@@ -353,7 +446,7 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 0 - your first kernel: a launch and its indices, device memory, errors, timing, "
-        "shared memory and the barrier, each checked against the CPU"};
+        "shared memory and the barrier, managed memory, each checked against the CPU"};
     Options o;
     add_options(app, o);
     // The errors section starts this program again as a child process: the link

@@ -19,8 +19,8 @@ const std::vector<AddStage>& add_stages() {
          launch_vector_add_no_guard,
          false},
         {{"2", "vector_add_grid_stride",
-          "a fixed grid (every SM filled once) and a loop stepping by the grid's thread count: "
-          "any n fits any grid"},
+          "a fixed grid (every SM's thread slots once) and a loop stepping by the grid's thread "
+          "count: any n fits any grid"},
          launch_vector_add_grid_stride,
          true},
         {{"thrust", "thrust::transform", "the library's vector add (Thrust, CUB underneath)",

@@ -95,6 +95,9 @@ TEST(FirstKernelLaunch, GridStrideDefaultFillsTheSmsOnceAndNoMore) {
     EXPECT_EQ(fk::grid_stride_default_grid(std::size_t{1} << 30, 256, 132, 2048), 132 * 8);
     EXPECT_EQ(fk::grid_stride_default_grid(1000, 256, 132, 2048), 4);  // no idle blocks
     EXPECT_EQ(fk::grid_stride_default_grid(1, 1024, 1, 1024), 1);
+    // Thread slots, not block slots: at 32 threads a block that is 64 blocks per SM, twice the
+    // 32 an H100 SM holds at once, so the default grid runs in two waves.
+    EXPECT_EQ(fk::grid_stride_default_grid(std::size_t{1} << 30, 32, 132, 2048), 2 * 132 * 32);
 }
 
 TEST(FirstKernelIndexMap, CheckFollowsTheFormulaAndTheGuard) {
@@ -139,4 +142,31 @@ TEST(FirstKernelRegistry, IdsAreUniqueAndRolesAsTaught) {
     EXPECT_EQ(fk::add_stages()[1].role, cudatutorial::StageRole::kExpectedFailure);
     EXPECT_EQ(fk::add_stages()[3].role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(fk::stencil_stages()[2].role, cudatutorial::StageRole::kExpectedFailure);
+}
+
+TEST(FirstKernelManaged, RowsComeInTwoGroupsEachWithItsCudaMallocBaseline) {
+    const auto& rows = fk::managed_rows();
+    std::vector<std::string> ids;
+    for (const auto& row : rows) {
+        ids.push_back(std::string(row.timed) + "/" + row.id);
+        EXPECT_NE(row.reset, nullptr) << row.id;
+        EXPECT_NE(row.work, nullptr) << row.id;
+        EXPECT_NE(row.verify, nullptr) << row.id;
+        // Only the cudaMalloc rows run without pages that migrate on demand.
+        EXPECT_EQ(row.needs_concurrent_access, row.id != "device") << row.id;
+        EXPECT_EQ(row.role == cudatutorial::StageRole::kBaseline, row.id == "device") << row.id;
+    }
+    const std::string in = fk::kFromHost;
+    const std::string alone = fk::kAddAlone;
+    EXPECT_EQ(ids, (std::vector<std::string>{in + "/device", in + "/first_touch", in + "/prefetch",
+                                             alone + "/device", alone + "/resident"}));
+}
+
+TEST(FirstKernelManaged, DefaultSizeKeepsTheManagedArraysUnder256MiB) {
+    const std::size_t managed_bytes =
+        fk::managed_section_bytes(fk::kManagedDefaultN, fk::kDefaultCanary, true) -
+        fk::managed_section_bytes(fk::kManagedDefaultN, fk::kDefaultCanary, false);
+    EXPECT_LE(managed_bytes, std::size_t{256} << 20);
+    EXPECT_EQ(fk::managed_section_bytes(10, 2, false), 3 * 12 * sizeof(float));
+    EXPECT_EQ(fk::managed_section_bytes(10, 2, true), 6 * 12 * sizeof(float));
 }

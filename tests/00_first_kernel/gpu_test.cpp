@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
@@ -187,6 +188,95 @@ TEST(FirstKernelGpu, TheWholeProgramVerifiesEverySection) {
     };
     EXPECT_EQ(count("check: PASS"), 2) << result.output;
     EXPECT_EQ(count("All results verified against the CPU reference."), 3) << result.output;
+}
+
+// The raw-API vector add (cudaMalloc, cudaMemcpy, cudaFree written out) gives stage 1's answer.
+TEST(FirstKernelGpu, TheRawApiVectorAddIsExact) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    for (const std::size_t n : sizes()) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const std::vector<float> a = ct::random_floats(n, 21, -1.0f, 1.0f);
+        const std::vector<float> b = ct::random_floats(n, 22, -1.0f, 1.0f);
+        const ct::Verification check =
+            fk::verify_vector_add(a, b, fk::vector_add_raw_api(a, b, 256), n);
+        EXPECT_TRUE(check.passed) << check.detail;
+    }
+}
+
+// Every row of the managed section - inputs copied, faulted over, prefetched, resident - at
+// sizes around blocks and pages, each element checked against the CPU (and c's canary). Rows
+// that need concurrent managed access are skipped where the GPU has none, as in the program.
+TEST(FirstKernelGpu, ManagedRowsAreExactAtEverySize) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo device = ct::select_device(0);
+    const bool concurrent = fk::concurrent_managed_access(device.id);
+    const std::vector<std::size_t> managed_sizes =
+        sanitizing() ? std::vector<std::size_t>{1, 33, 1025, 4099}
+                     : std::vector<std::size_t>{1, 33, 1025, (std::size_t{1} << 20) + 3};
+    for (const std::size_t n : managed_sizes) {
+        fk::ManagedVectorAdd data(n, kCanary, 11, concurrent);
+        for (const int block : {32, 256}) {
+            for (const fk::ManagedRow& row : fk::managed_rows()) {
+                if (row.needs_concurrent_access && !concurrent) {
+                    continue;
+                }
+                SCOPED_TRACE(std::string(row.timed) + " / " + row.id +
+                             ", n = " + std::to_string(n) + ", block " + std::to_string(block));
+                row.reset(data, nullptr);
+                CT_CHECK(cudaDeviceSynchronize());
+                row.work(data, block, nullptr);
+                CT_CHECK(cudaDeviceSynchronize());
+                const ct::Verification check = row.verify(data);
+                EXPECT_TRUE(check.passed) << check.detail;
+            }
+        }
+    }
+    if (!concurrent) {
+        GTEST_SKIP() << "the cudaMalloc rows passed; the managed rows need concurrent managed "
+                        "access, which this GPU lacks";
+    }
+}
+
+// The per-sample protocol of the "inputs in + add" rows: every sample timed, both checks pass.
+TEST(FirstKernelGpu, ManagedRowsFromTheHostTimeEverySampleAndStayCorrect) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo device = ct::select_device(0);
+    const bool concurrent = fk::concurrent_managed_access(device.id);
+    fk::ManagedVectorAdd data(sanitizing() ? 4099 : (std::size_t{1} << 20) + 3, kCanary, 11,
+                              concurrent);
+    ct::BenchmarkConfig config;
+    config.warmup = 1;
+    config.repetitions = 3;
+    for (const fk::ManagedRow& row : fk::managed_rows()) {
+        if (row.timed != std::string(fk::kFromHost) ||
+            (row.needs_concurrent_access && !concurrent)) {
+            continue;
+        }
+        SCOPED_TRACE(row.id);
+        const ct::Measurement measured = fk::measure_from_host(row, data, 256, config);
+        EXPECT_TRUE(measured.passed()) << measured.failure_detail();
+        EXPECT_EQ(measured.stats.samples, 3);
+        EXPECT_GT(measured.stats.median_ms, 0.0);
+    }
+}
+
+// The section itself: opt-in, alone in its run, every row verified (or skipped with a reason).
+TEST(FirstKernelGpu, TheManagedSectionVerifiesEveryRow) {
+    CT_REQUIRE_GPU();
+    const ct::DeviceInfo device = ct::select_device(0);
+    const auto result = run_process(std::string(FIRST_KERNEL_BIN) +
+                                    " --section managed --n 1048579 --reps 3 --warmup 1 2>&1");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("All results verified against the CPU reference."),
+              std::string::npos)
+        << result.output;
+    EXPECT_NE(result.output.find("cudaMemcpy_then_add"), std::string::npos) << result.output;
+    const bool concurrent = fk::concurrent_managed_access(device.id);
+    for (const char* row : {"managed_first_touch", "managed_prefetch", "managed_resident"}) {
+        EXPECT_EQ(result.output.find(row) != std::string::npos, concurrent) << row;
+    }
+    EXPECT_EQ(result.output.find("Which thread"), std::string::npos) << result.output;
 }
 
 TEST(FirstKernelGpu, AStageListRunsOnlyItsSection) {

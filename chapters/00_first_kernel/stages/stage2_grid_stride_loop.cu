@@ -2,12 +2,14 @@
 //
 // Changed from stage 1: the grid no longer grows with n. Each thread starts at its own element
 // and steps by the number of threads in the whole grid (gridDim.x * blockDim.x) until it passes
-// n, so a fixed grid - by default one that fills every SM once - covers any n, and the loop's
-// own condition is the guard. Why it can be faster: fewer blocks to schedule and each thread does
-// several elements; why it often is not, for a kernel this simple: stage 1's blocks are cheap to
-// launch, and both are limited by the same DRAM bandwidth. The pattern matters later: a grid
-// sized to the GPU, not to the data, is what reductions (chapter 3) and histograms (chapter 5)
-// use to keep per-thread state across many elements.
+// n, so a fixed grid - by default enough blocks for every SM's thread slots once - covers any n,
+// and the loop's own condition is the guard. Why it can be faster: far fewer blocks to launch and
+// retire, and each thread does several elements; why it often is not, for a kernel this simple:
+// at 256 threads a block stage 1's blocks come fast enough, and both are limited by the same DRAM
+// bandwidth. (At 32 threads a block they do not: stage 1 then needs a million blocks, and the
+// rate at which the GPU launches and retires blocks sets its time.) The pattern matters later:
+// a grid sized to the GPU, not to the data, is what reductions (chapter 3) and histograms
+// (chapter 5) use to keep per-thread state across many elements.
 #include <cuda_runtime.h>
 
 #include "cudatutorial/check.hpp"
