@@ -36,6 +36,17 @@ TEST(FirstKernelCli, BadOptionsExitWithTwoAndOneLine) {
         true);
 }
 
+// The managed section checks its options before any GPU work too (exit 2, not the no-GPU 3).
+TEST(FirstKernelCli, TheManagedSectionRefusesBadOptionsBeforeAnyGpuWork) {
+    expect_usage_errors(
+        FIRST_KERNEL_BIN,
+        {UsageCase{"--section managed --batch 2", "--batch: does not apply to --section managed"},
+         UsageCase{"--section managed --n 0", "--n 0 is out of range"},
+         UsageCase{"--section managed --block 48", "power of two"},
+         UsageCase{"--section managed,nope", "nope"}},
+        true);
+}
+
 TEST(FirstKernelCli, StageListNeedsNoGpu) {
     const auto result = run_process(run_with("--stage list"));
     EXPECT_EQ(result.exit_code, 0) << result.output;
@@ -49,8 +60,9 @@ TEST(FirstKernelCli, StageListNeedsNoGpu) {
 TEST(FirstKernelCli, HelpListsTheOptions) {
     const auto result = run_process(run_with("--help"));
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    for (const char* option : {"--n", "--block", "--grid", "--radius", "--canary", "--stage",
-                               "--section", "--seed", "--json", "--markdown", "--reps"}) {
+    for (const char* option :
+         {"--n", "--block", "--grid", "--radius", "--canary", "--stage", "--section", "--seed",
+          "--json", "--markdown", "--reps", "managed"}) {
         EXPECT_NE(result.output.find(option), std::string::npos) << option;
     }
     // The child-process switch of the errors section is not for users.
