@@ -15,8 +15,15 @@ where that path leads nowhere. So:
         every page of the site, as "Overview". The README files themselves are not changed.
 
 Links to Markdown pages, to images, to anything under docs/results/ (copied beside the site by
-the docs target) and to web addresses are left as they are. docs/check_links.py then checks that
-every link of the built site resolves.
+the docs target) and to web addresses are left as they are, with one exception: a link to a term
+of the glossary, `[occupancy](../../docs/glossary.md#occupancy)`. On a code host the fragment is
+the slug that the host makes of the heading `## Occupancy` (lowercase, spaces to hyphens, other
+punctuation dropped); Doxygen makes no such ids and would open the top of the glossary. So the
+filter gives every `## ` heading of docs/glossary.md the explicit id `glossary-<slug>`
+(`## Occupancy {#glossary-occupancy}`) and turns each link to `glossary.md#<slug>`, from any page,
+into `[occupancy](md_docs_glossary.html#glossary-occupancy)`, the glossary's page in the site and
+that heading's anchor. docs/check_links.py then checks that every link of the built site
+resolves, fragments included, so a fragment that names no term fails docs.site_links_resolve.
 """
 import os
 import pathlib
@@ -30,6 +37,53 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 CODE_SUFFIXES = {".cu", ".cuh", ".cpp", ".hpp", ".h", ".py"}
 SKIPPED_PARTS = {"__pycache__"}
+GLOSSARY = "docs/glossary.md"  # relative to ROOT
+# The HTML page Doxygen makes of it ("md_" and its path from the repository root, STRIP_FROM_PATH).
+GLOSSARY_PAGE = "md_docs_glossary.html"
+TERM_HEADING = re.compile(r"^## +(.+?)\s*$")
+
+
+def heading_slug(title):
+    """The id a code host (GitHub) gives a heading: lowercase, every character that is not a
+    letter, digit, underscore, hyphen or space dropped, spaces made hyphens.
+    `algbw and busbw` -> `algbw-and-busbw`, `Little's law` -> `littles-law`."""
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+def glossary_label(slug):
+    """The Doxygen id of the glossary heading whose slug is `slug`."""
+    return "glossary-" + slug
+
+
+def glossary_slugs(path=None):
+    """The slugs of the glossary's terms (its `## ` headings), in the order of the page; a repeated
+    slug gets -1, -2... as on a code host."""
+    path = path or ROOT / GLOSSARY
+    slugs = []
+    for line, fenced in outside_fences(path.read_text(encoding="utf-8")):
+        match = None if fenced else TERM_HEADING.match(line)
+        if match:
+            slug = base = heading_slug(match.group(1))
+            count = 0
+            while slug in slugs:
+                count += 1
+                slug = f"{base}-{count}"
+            slugs.append(slug)
+    return slugs
+
+
+def glossary_fragment(document, link):
+    """The fragment of a link of `document` to a term of the glossary (`glossary.md#occupancy`,
+    or `#occupancy` within the glossary itself), or None for any other link."""
+    if "#" not in link or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", link):
+        return None
+    path, fragment = link.split("#", 1)
+    glossary = ROOT / GLOSSARY
+    if not path:
+        return fragment if document == glossary and fragment else None
+    if pathlib.Path(os.path.normpath(document.parent / path)) != glossary:
+        return None
+    return fragment or None
 
 
 def page_label(target):
@@ -74,9 +128,26 @@ def outside_fences(text):
         yield line, inside is not None
 
 
+def paragraphs(text):
+    """Yields (chunk, inside_fence) that together make `text`: the lines outside code blocks
+    grouped into paragraphs, since a link's text may wrap onto the next line (`[tail\nlaunch](...)`),
+    and each blank line, heading and line of a code block on its own."""
+    chunk = []
+    for line, fenced in outside_fences(text):
+        if fenced or not line.strip() or line.startswith("#"):
+            if chunk:
+                yield "".join(chunk), False
+                chunk = []
+            yield line, fenced
+        else:
+            chunk.append(line)
+    if chunk:
+        yield "".join(chunk), False
+
+
 def linked_targets(document):
     targets = []
-    for line, fenced in outside_fences(document.read_text(encoding="utf-8")):
+    for line, fenced in paragraphs(document.read_text(encoding="utf-8")):
         if fenced:
             continue
         for match in LINK.finditer(line):
@@ -92,13 +163,24 @@ def filter_document(path):
     """The text of `path` with links to source files pointing to their pages."""
     document = pathlib.Path(os.path.abspath(path))
     main_page = document == ROOT / "README.md"
+    glossary_page = document == ROOT / GLOSSARY
     out = []
-    for line, fenced in outside_fences(document.read_text(encoding="utf-8")):
+    slugs = iter(glossary_slugs(document)) if glossary_page else None
+    for line, fenced in paragraphs(document.read_text(encoding="utf-8")):
+        heading = None if fenced or not glossary_page else TERM_HEADING.match(line)
         if main_page and not out and line.startswith("# "):
             line = "# Overview\n"  # the site's header already names the project
+        elif heading:
+            # The id a code host gives this heading, made explicit for Doxygen.
+            line = f"## {heading.group(1)} {{#{glossary_label(next(slugs))}}}\n"
         elif not fenced:
             def replace(match):
                 bang, text, link = match.groups()
+                fragment = None if bang else glossary_fragment(document, link)
+                if fragment is not None:
+                    # A plain link to the page, not [text](@ref label): Doxygen 1.9.4 breaks the
+                    # latter when the text wraps onto the next line.
+                    return f"[{text}]({GLOSSARY_PAGE}#{glossary_label(fragment)})"
                 target = None if bang else source_target(document, link)
                 if target is None:
                     return match.group(0)

@@ -1,5 +1,6 @@
 """Unit tests of docs/source_pages.py and docs/check_links.py (run by ctest as
-docs.scripts_unit_tests; the real site is checked by docs.site_links_resolve)."""
+docs.scripts_unit_tests; the real site is checked by docs.site_links_resolve, the glossary links of
+the real pages by test_glossary.py)."""
 import importlib.util
 import pathlib
 import tempfile
@@ -63,19 +64,48 @@ class SourcePagesTest(unittest.TestCase):
         self.assertIn("\\subpage src_chapters_03_x_main_cpp", (out / "pages/src_index.md").read_text())
 
 
+    def test_glossary_headings_get_ids_and_links_to_terms_land_on_them(self):
+        root = source_pages.ROOT
+        (root / "docs").mkdir()
+        glossary = root / "docs/glossary.md"
+        glossary.write_text("# Glossary\n\n## algbw and busbw\n\nSee [Little](#littles-law).\n\n"
+                            "## Little's law\n\nText.\n\n```text\n## not a term\n```\n")
+        self.readme.write_text("[law](../../docs/glossary.md#littles-law), "
+                               "[bw](../../docs/glossary.md#algbw-and-busbw), "
+                               "[page](../../docs/glossary.md), [src](main.cpp#L1), a **[Little's\n"
+                               "law](../../docs/glossary.md#littles-law)** that wraps\n")
+        self.assertEqual(source_pages.glossary_slugs(), ["algbw-and-busbw", "littles-law"])
+        text = source_pages.filter_document(glossary)
+        self.assertIn("## algbw and busbw {#glossary-algbw-and-busbw}\n", text)
+        self.assertIn("## Little's law {#glossary-littles-law}\n", text)
+        self.assertIn("[Little](md_docs_glossary.html#glossary-littles-law)", text)
+        self.assertIn("## not a term\n", text)  # code blocks are never rewritten
+        text = source_pages.filter_document(self.readme)
+        self.assertIn("[law](md_docs_glossary.html#glossary-littles-law)", text)
+        self.assertIn("[bw](md_docs_glossary.html#glossary-algbw-and-busbw)", text)
+        self.assertIn("[page](../../docs/glossary.md)", text)  # the whole page: left to Doxygen
+        self.assertIn("[src](src_chapters_03_x_main_cpp.html)", text)
+        self.assertIn("**[Little's\nlaw](md_docs_glossary.html#glossary-littles-law)**", text)
+
+
 class CheckLinksTest(unittest.TestCase):
-    def test_reports_relative_links_to_missing_files_only(self):
+    def test_reports_missing_files_and_anchors_only(self):
         with tempfile.TemporaryDirectory() as tmp:
             site = pathlib.Path(tmp)
             (site / "img.png").write_bytes(b"")
+            (site / "notes.txt").write_text("")
             (site / "index.html").write_text(
-                '<a href="page.html#x">ok</a><a href="missing.cu">bad</a><img src="img.png">'
-                '<a href="#top">anchor</a><a href="https://example.com/x">web</a>'
+                '<a id="top"></a><a href="page.html#x">ok</a><a href="missing.cu">bad</a>'
+                '<img src="img.png"><a href="#top">anchor</a><a href="#gone">no anchor</a>'
+                '<a href="page.html#glossary-occupancy">no term</a><a href="notes.txt#L2">txt</a>'
+                '<a href="https://example.com/x#y">web</a><a href="#">top</a>'
                 '<a href="mailto:a@b.c">mail</a><script src="gone.js"></script>')
-            (site / "page.html").write_text('<a href="index.html">back</a>')
+            (site / "page.html").write_text('<h2><a name="x"></a>X</h2><a href="index.html">back</a>')
             broken = check_links.broken_links(site)
             self.assertEqual([(str(p), link) for p, link in broken],
-                             [("index.html", "missing.cu"), ("index.html", "gone.js")])
+                             [("index.html", "missing.cu"), ("index.html", "#gone"),
+                              ("index.html", "page.html#glossary-occupancy"),
+                              ("index.html", "gone.js")])
 
 
 if __name__ == "__main__":
