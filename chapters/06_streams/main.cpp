@@ -15,6 +15,7 @@
 #include "launch_overhead.hpp"
 #include "measurement.hpp"
 #include "pipeline_overlap.hpp"
+#include "round_trip.hpp"
 #include "streams.hpp"
 #include "streams_report.hpp"
 #include "timeline.hpp"
@@ -45,13 +46,19 @@ void add_options(CLI::App& app, Options& o) {
                    "scenarios to run, comma-separated: 1 created/default/created, 2 the same with "
                    "a non-blocking stream, 3 default-stream kernels between N streams, 4 N host "
                    "threads, 5 the concurrent-kernel limit, 6 launch overhead and CUDA graphs, "
-                   "7 pinned vs pageable copy bandwidth, 8 the copy/compute pipeline "
-                   "(default: all); or list (the scenarios, without a GPU; with --json: as JSON)")
+                   "7 pinned vs pageable copy bandwidth, 8 the copy/compute pipeline, 9 a "
+                   "persistent kernel fed through a doorbell (default: 1-8; 9 runs only when "
+                   "named: its kernel stays resident, spinning); or list (the scenarios, without a "
+                   "GPU; with --json: as JSON)")
         ->delimiter(',')
         ->check(CLI::Validator(
             [](std::string& item) -> std::string {
-                return item == "list" ? std::string()
-                                      : CLI::Range(1, streams::kScenarioCount)(item);
+                if (item == "list" || CLI::Range(1, streams::kScenarioCount)(item).empty()) {
+                    return {};
+                }
+                return item + " is not a scenario: give 1 to " +
+                       std::to_string(streams::kScenarioCount) +
+                       " (comma-separated for several) or list (see --help)";
             },
             "1.." + std::to_string(streams::kScenarioCount) + " or list", "SCENARIO"));
     app.add_option("--build", o.build, "which compilation runs: legacy, per-thread or both")
@@ -68,8 +75,9 @@ void add_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(1.0, 1e6))
         ->capture_default_str();
     ct::add_size_option(app, "--n", o.n,
-                        "work size: elements each worker kernel writes and the program checks "
-                        "(1 to 2^20; a large n can make a kernel outlast --kernel-us)");
+                        "work size: elements each worker kernel writes and the program checks, "
+                        "and each task of scenario 9 updates (1 to 2^20; a large n can make a "
+                        "kernel outlast --kernel-us)");
     app.add_option("--probe-kernels", o.config.probe_kernels,
                    "K: kernels (one stream each) in scenario 5")
         ->check(CLI::Range(1, 2048))
@@ -102,6 +110,16 @@ void add_options(CLI::App& app, Options& o) {
                    "as long as the longer copy)")
         ->check(CLI::Range(0u, 1000000u))
         ->capture_default_str();
+    app.add_option("--tasks", o.config.persistent_tasks,
+                   "timed tasks of scenario 9 for each way, one at a time (after a tenth as many "
+                   "warm-up tasks, at least 20)")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    app.add_option("--idle-limit-ms", o.config.idle_limit_ms,
+                   "scenario 9's persistent kernel ends, with an error, after this long without a "
+                   "task (milliseconds)")
+        ->check(CLI::Range(10u, 60000u))
+        ->capture_default_str();
     app.add_option("--width", o.width, "columns of the text timelines")
         ->check(CLI::Range(20, 400))
         ->capture_default_str();
@@ -127,6 +145,22 @@ int list_scenarios(const Options& o) {
     return ct::list_stages(o.common, "streams", {{"", ct::descriptors(entries)}});
 }
 
+// Scenario 9's rows compare with their own baseline (9a, launch + synchronize), in a group of
+// their own (the task), so that no other scenario's row is compared with it.
+void prepare_persistent_rows(ct::TableRun& table, const streams::ScenarioConfig& config) {
+    table.info().set(
+        "tasks",
+        std::to_string(config.persistent_tasks) + " timed + " +
+            std::to_string(streams::persistent::warmup_tasks_for(config.persistent_tasks)) +
+            " warm-up per way, idle limit " + std::to_string(config.idle_limit_ms) + " ms");
+    table.set_group_column("task");
+    table.set_baseline("9a", "launch+sync");
+    table.add_note(
+        "scenario 9: round trip of one task timed on the host (std::chrono::steady_clock, from "
+        "posting the task to holding its receipt): a resident kernel has no launch per task for "
+        "CUDA events to bracket");
+}
+
 int run(const Options& o) {
     if (o.scenarios == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
         return list_scenarios(o);
@@ -137,37 +171,39 @@ int run(const Options& o) {
     config.n = static_cast<std::uint32_t>(o.n);
     ct::require_range(o.copy_max, 4, std::uint64_t{1} << 30, "--copy-max");
     if (o.copy_max % 4 != 0) {
-        throw ct::UsageError(
-            "--copy-max must be a multiple of 4 bytes (the copies move checked 32-bit words)");
+        throw ct::UsageError("--copy-max",
+                             "must be a multiple of 4 bytes (the copies move checked 32-bit "
+                             "words)");
     }
     config.copy_max_bytes = o.copy_max;
     ct::require_range(o.pipeline_n, 1, std::uint64_t{1} << 28, "--pipeline-n");
     config.pipeline_n = o.pipeline_n;
     for (const int k : config.pipeline_chunks) {
         if (static_cast<std::uint64_t>(k) > o.pipeline_n) {
-            throw ct::UsageError("--chunks: " + std::to_string(k) + " chunks of " +
-                                 std::to_string(o.pipeline_n) +
-                                 " elements (--pipeline-n) would leave chunks empty");
+            throw ct::UsageError("--chunks",
+                                 std::to_string(k) + " chunks of " + std::to_string(o.pipeline_n) +
+                                     " elements (--pipeline-n) would leave chunks empty");
         }
     }
     if (o.common.flush_l2) {
         throw ct::UsageError(
-            "--flush-l2 does not apply to this chapter: its kernels spin for a fixed time and "
+            "--flush-l2",
+            "does not apply to this chapter: its kernels spin for a fixed time and "
             "barely touch memory");
     }
     if (o.common.batch > 1) {
         throw ct::UsageError(
-            "--batch does not apply to this chapter: each scenario times its own launches");
+            "--batch", "does not apply to this chapter: each scenario times its own launches");
     }
     std::vector<int> scenarios;
     for (const std::string& item : o.scenarios) {
         if (item == "list") {
-            throw ct::UsageError("--stage list stands alone: it lists the scenarios");
+            throw ct::UsageError("--stage", "list stands alone: it lists the scenarios");
         }
         scenarios.push_back(std::stoi(item));  // 1..kScenarioCount: checked by the option
     }
     if (scenarios.empty()) {
-        for (int s = 1; s <= streams::kScenarioCount; ++s) {
+        for (int s = 1; s <= streams::kDefaultScenarioCount; ++s) {
             scenarios.push_back(s);
         }
     }
@@ -228,8 +264,17 @@ int run(const Options& o) {
     ct::CommonOptions table_files = o.common;
     table_files.csv_path = o.summary_csv;
     ct::TableRun table(info, table_files);
+    if (std::count(scenarios.begin(), scenarios.end(), streams::kPersistentScenario) > 0) {
+        prepare_persistent_rows(table, config);
+    }
     std::vector<streams::ScenarioMeasurement> all;
     for (const int s : scenarios) {
+        if (s == streams::kPersistentScenario) {
+            for (auto& row : streams::persistent::run_persistent_scenario(std::cout, config)) {
+                table.add(std::move(row));
+            }
+            continue;
+        }
         if (s == streams::kLaunchOverheadScenario) {
             for (auto& row : streams::run_launch_overhead(std::cout, config, o.common.warmup,
                                                           o.common.repetitions, o.width, device)) {
@@ -276,7 +321,7 @@ int main(int argc, char** argv) {
         "concurrency.\nRuns scenarios 1-5 in both builds and prints a timeline of every kernel "
         "(from %globaltimer read inside the kernels); scenario 6 measures launch overhead and "
         "CUDA graphs, once; scenarios 7 and 8 move data: copy bandwidth and a copy/compute "
-        "pipeline."};
+        "pipeline; scenario 9 (only when named) runs tasks through a persistent kernel."};
     Options o;
     add_options(app, o);
     return ct::run_program(app, argc, argv, [&] { return run(o); });

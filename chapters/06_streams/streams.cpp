@@ -6,6 +6,7 @@
 #include "copy_bandwidth.hpp"
 #include "launch_overhead.hpp"
 #include "pipeline_overlap.hpp"
+#include "round_trip.hpp"
 
 namespace streams {
 
@@ -82,6 +83,12 @@ const std::vector<ScenarioInfo>& scenario_list() {
          "stream per chunk issued depth first and breadth first",
          "not about stream 0: created non-blocking streams only, run once",
          "not about stream 0: created non-blocking streams only, run once"},
+        {9, "persistent_kernel",
+         "one small task at a time, the host waiting for each: a launch per task, a graph launch "
+         "per task, and a persistent kernel launched once that takes its tasks from a doorbell "
+         "in mapped host memory",
+         "not about stream 0: created non-blocking streams only, run once",
+         "not about stream 0: created non-blocking streams only, run once"},
     };
     return list;
 }
@@ -116,6 +123,12 @@ int kernel_count(int scenario, const ScenarioConfig& config) {
             }
             return kernels;
         }
+        case kPersistentScenario: {
+            // A launch per task for each baseline way, one persistent kernel.
+            const int tasks =
+                config.persistent_tasks + persistent::warmup_tasks_for(config.persistent_tasks);
+            return 2 * tasks + 1;
+        }
         default:
             throw std::out_of_range("no scenario " + std::to_string(scenario));
     }
@@ -131,6 +144,9 @@ std::size_t device_bytes(int scenario, const ScenarioConfig& config) {
             most = std::max(most, k);
         }
         return pipeline::pipeline_device_bytes(static_cast<std::size_t>(config.pipeline_n), most);
+    }
+    if (scenario == kPersistentScenario) {
+        return static_cast<std::size_t>(config.n) * sizeof(std::uint32_t);  // one way at a time
     }
     const auto kernels = static_cast<std::size_t>(kernel_count(scenario, config));
     if (scenario == kLaunchOverheadScenario) {
@@ -154,6 +170,10 @@ ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config
         throw std::invalid_argument(
             "scenarios 7 and 8 run once, not per build: run_copy_bandwidth_scenario(), "
             "run_pipeline_scenario()");
+    }
+    if (scenario == kPersistentScenario) {
+        throw std::invalid_argument(
+            "scenario 9 runs once, not per build: persistent::run_persistent_scenario()");
     }
     return build == Build::kLegacy ? legacy::run_scenario(scenario, config)
                                    : per_thread::run_scenario(scenario, config);

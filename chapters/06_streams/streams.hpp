@@ -68,7 +68,10 @@ struct KernelRecord {
 /// Threads per block of every worker kernel (each kernel is one block).
 inline constexpr unsigned kWorkerThreads = 128;
 /// Number of scenarios (1..kScenarioCount).
-inline constexpr int kScenarioCount = 8;
+inline constexpr int kScenarioCount = 9;
+/// The scenarios a run without --scenario runs: 1..kDefaultScenarioCount. Scenario 9 (a kernel
+/// that stays resident, spinning, on one SM) runs only when named.
+inline constexpr int kDefaultScenarioCount = 8;
 
 /// What the scenarios launch.
 struct ScenarioConfig {
@@ -84,7 +87,9 @@ struct ScenarioConfig {
     std::uint64_t copy_max_bytes = std::uint64_t{64} << 20;  ///< largest copy of scenario 7
     std::uint64_t pipeline_n = std::uint64_t{1} << 22;       ///< elements of scenario 8's vector
     std::vector<int> pipeline_chunks = {1, 2, 4, 8, 16};     ///< the K values of scenario 8
-    std::uint32_t pipeline_rounds = 0;  ///< steps per element of scenario 8's kernel; 0: calibrate
+    std::uint32_t pipeline_rounds = 0;   ///< steps per element of scenario 8's kernel; 0: calibrate
+    int persistent_tasks = 10000;        ///< timed tasks per way in scenario 9 (`n` values each)
+    std::uint32_t idle_limit_ms = 2000;  ///< scenario 9's kernel gives up after this long idle
 };
 
 /// One run of one scenario.
@@ -100,16 +105,16 @@ struct ScenarioRun {
 
 /// The description of one scenario.
 struct ScenarioInfo {
-    int id;                       ///< 1..5
+    int id;                       ///< 1..kScenarioCount
     const char* key;              ///< short name for tables and files
     const char* title;            ///< what is launched
     const char* legacy_rule;      ///< what the rules say for the legacy build
     const char* per_thread_rule;  ///< what the rules say for the per-thread build
 };
 
-/// The five scenarios, in order.
+/// The scenarios, in order.
 const std::vector<ScenarioInfo>& scenario_list();
-/// Scenario `id` (1..5); throws std::out_of_range otherwise.
+/// Scenario `id` (1..kScenarioCount); throws std::out_of_range otherwise.
 const ScenarioInfo& scenario_info(int id);
 
 /// Kernels a run of `scenario` launches with `config`.
