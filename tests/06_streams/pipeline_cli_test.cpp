@@ -4,28 +4,28 @@
 #include <string>
 
 #include "process.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
-TEST(PipelineCli, BadSizesAndChunkCountsExitWithTwo) {
-    for (const char* args :
-         {"--copy-max 0", "--copy-max 6", "--copy-max 2Gi", "--copy-max x", "--pipeline-n 0",
-          "--pipeline-n 2^29", "--chunks 0", "--chunks 65", "--chunks 1,x",
-          "--chunks 9 --pipeline-n 8", "--rounds -1", "--rounds 1000001", "--scenario 9"}) {
-        SCOPED_TRACE(args);
-        const auto result = run_process(std::string(STREAMS_BIN) + " " + args);
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_FALSE(result.output.empty());
-    }
-}
-
-TEST(PipelineCli, MessagesNameTheOption) {
-    auto result = run_process(std::string(STREAMS_BIN) + " --copy-max 6");
-    EXPECT_NE(result.output.find("multiple of 4"), std::string::npos) << result.output;
-    result = run_process(std::string(STREAMS_BIN) + " --chunks 9 --pipeline-n 8");
-    EXPECT_NE(result.output.find("--chunks"), std::string::npos) << result.output;
-    result = run_process(std::string(STREAMS_BIN) + " --pipeline-n 2^29");
-    EXPECT_NE(result.output.find("--pipeline-n"), std::string::npos) << result.output;
+TEST(PipelineCli, BadSizesAndChunkCountsExitWithTwoNamingTheOption) {
+    expect_usage_errors(
+        STREAMS_BIN,
+        {UsageCase{"--copy-max 0", "--copy-max", "out of range"},
+         UsageCase{"--copy-max 6", "--copy-max", "multiple of 4"},
+         UsageCase{"--copy-max 2Gi", "--copy-max", "out of range"},
+         UsageCase{"--copy-max x", "--copy-max", "invalid size 'x'"},
+         UsageCase{"--pipeline-n 0", "--pipeline-n", "out of range"},
+         UsageCase{"--pipeline-n 2^29", "--pipeline-n", "out of range"},
+         UsageCase{"--chunks 0", "--chunks", "out of range"},
+         UsageCase{"--chunks 65", "--chunks", "out of range"},
+         UsageCase{"--chunks 1,x", "--chunks", "'x' is not a whole number"},
+         UsageCase{"--chunks 9 --pipeline-n 8", "--chunks", "would leave chunks empty"},
+         UsageCase{"--rounds -1", "--rounds", "-1"},
+         UsageCase{"--rounds 1000001", "--rounds", "out of range"},
+         UsageCase{"--scenario 99", "--scenario", "99 is not a scenario"}});
 }
 
 TEST(PipelineCli, HelpListsTheDataScenarios) {
