@@ -85,7 +85,8 @@ class LaunchedTasks {
 /// scenarios/persistent_kernel.cu). The object is the guard of that kernel: its destructor rings
 /// the stop value and waits (bounded) for the kernel to end, also when an exception unwinds.
 /// While it lives, nothing may wait for the whole device (cudaDeviceSynchronize, cudaFree,
-/// cudaFreeHost): that would wait for the resident kernel, until its idle limit.
+/// cudaFreeHost; cudaMalloc and cudaMallocHost may too): that would wait for the resident
+/// kernel, until its idle limit.
 class PersistentKernel {
   public:
     /// Copies `initial` to the device and launches the kernel. With `queued_tasks` > 0 those
@@ -113,9 +114,9 @@ class PersistentKernel {
     KernelState state() const;
     /// Tasks the kernel has completed.
     std::uint64_t tasks_done() const;
-    /// The buffer, copied back with cudaMemcpy, which does not wait for the kernel (its stream
-    /// is non-blocking). Between two tasks, after run_task() returned, it holds exactly what the
-    /// tasks so far left: their writes were released before the completion.
+    /// The buffer, copied back on a stream of its own, which does not wait for the kernel.
+    /// Between two tasks, after run_task() returned, it holds exactly what the tasks so far left:
+    /// their writes were released before the completion.
     std::vector<std::uint32_t> values() const;
 
   private:

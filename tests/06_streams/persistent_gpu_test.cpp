@@ -192,10 +192,13 @@ TEST(PersistentGpu, QueuedTasksRunInOrderThenStop) {
     cudatutorial::select_device(0);
     // Posted before the launch: the kernel never waits for the host, so this runs under every
     // compute-sanitizer tool, even one that holds the launch until the kernel ends.
+    // The kernel ends by itself here; a tool may slow it down a hundredfold: wait longer for it.
+    sp::Limits limits;
+    limits.host_wait_ms = sanitizing() ? 120000 : 3000;
     for (const std::uint32_t n : {1u, 4097u}) {
         const auto initial = sp::initial_values(n, 26);
         const std::uint64_t tasks = sanitizing() ? 3 : 1000;
-        sp::PersistentKernel kernel(initial, sp::Limits{}, tasks);
+        sp::PersistentKernel kernel(initial, limits, tasks);
         EXPECT_EQ(kernel.stop(), sp::KernelState::kStopped);
         EXPECT_EQ(kernel.tasks_done(), tasks);
         EXPECT_EQ(sp::check_values(initial, tasks, kernel.values()), "") << "n " << n;

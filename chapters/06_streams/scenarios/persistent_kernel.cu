@@ -347,6 +347,7 @@ std::vector<std::uint32_t> LaunchedTasks::values() const {
 struct PersistentKernel::State {
     Limits limits;
     cudatutorial::CudaStream stream{cudaStreamNonBlocking};
+    cudatutorial::CudaStream copies{cudaStreamNonBlocking};  // values() while the kernel runs
     cudatutorial::DeviceBuffer<std::uint32_t> values;
     MappedHost<Mailbox> mailbox;
     std::uint64_t posted = 0;
@@ -505,7 +506,15 @@ std::uint64_t PersistentKernel::tasks_done() const {
 }
 
 std::vector<std::uint32_t> PersistentKernel::values() const {
-    return state_->values.to_host();  // cudaMemcpy: the legacy stream, which ignores ours
+    // A stream of its own, non-blocking: the copy waits for nothing else, the resident kernel
+    // least of all (a copy in the legacy default stream would not wait for it either, but that
+    // rests on the kernel's stream being non-blocking).
+    const State& s = *state_;
+    std::vector<std::uint32_t> host(s.values.size());
+    CT_CHECK(cudaMemcpyAsync(host.data(), s.values.data(), s.values.bytes(), cudaMemcpyDeviceToHost,
+                             s.copies.get()));
+    CT_CHECK(cudaStreamSynchronize(s.copies.get()));
+    return host;
 }
 
 }  // namespace streams::persistent
