@@ -401,7 +401,7 @@ int run(const Options& o) {
         return list_sections(o);
     }
     if (std::find(o.sections.begin(), o.sections.end(), "list") != o.sections.end()) {
-        throw ct::UsageError("--stage list stands alone: it lists the sections");
+        throw ct::UsageError("--stage", "list stands alone: it lists the sections");
     }
     if (o.profile_help) {
         std::cout << em::profiling_help(o.program);
@@ -412,8 +412,8 @@ int run(const Options& o) {
     ct::require_range(o.nx, 1, 1u << 30, "--nx");
     ct::require_range(o.ny, 1, 1u << 30, "--ny");
     if (o.nx * o.ny > (std::uint64_t{1} << 32)) {
-        throw ct::UsageError("--nx x --ny = " + std::to_string(o.nx * o.ny) +
-                             " elements is over this program's limit of 2^32");
+        throw ct::UsageError("--nx x --ny", std::to_string(o.nx * o.ny) +
+                                                " elements is over this program's limit of 2^32");
     }
     const int nx = static_cast<int>(o.nx);
     const int ny = static_cast<int>(o.ny);
@@ -425,7 +425,7 @@ int run(const Options& o) {
     // The warps section works out the layout of a block that can be launched.
     if (const std::string problem = block_shape_over_every_gpu(block);
         wanted("warps") && !problem.empty()) {
-        throw ct::UsageError("--block-shape " + block.to_string() + ": " + problem);
+        throw ct::UsageError("--block-shape", block.to_string() + ": " + problem);
     }
 
     // The warps section is arithmetic: without a GPU it still runs (minus the hardware check).
@@ -440,7 +440,7 @@ int run(const Options& o) {
     const ct::DeviceInfo info = ct::select_device(o.common.device);
     const std::string block_problem = em::block_shape_problem(block, info, 0);
     if (wanted("warps") && !block_problem.empty()) {
-        throw ct::UsageError("--block-shape " + block.to_string() + ": " + block_problem);
+        throw ct::UsageError("--block-shape", block.to_string() + ": " + block_problem);
     }
     // Before the first section: a sweep that cannot fit must stop here (exit 2), not after the
     // other sections have run their kernels.

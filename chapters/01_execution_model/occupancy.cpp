@@ -131,19 +131,21 @@ std::vector<BlockShape> parse_block_list(const std::vector<std::string>& items) 
         // The items are separated by commas, so "--blocks 32,32" arrives here as "32" and "32":
         // without this check it would silently become two 32 x 1 shapes.
         if (item.find_first_of("xX") == std::string::npos) {
-            throw ct::UsageError("--blocks '" + item +
-                                 "': write every shape as XxY with an 'x' (e.g. 32x32 or 256x1); "
-                                 "commas separate shapes, so '32,32' would be two shapes");
+            throw ct::UsageError(
+                "--blocks", "'" + item +
+                                "': write every shape as XxY with an 'x' (e.g. 32x32 or 256x1); "
+                                "commas separate shapes, so '32,32' would be two shapes");
         }
         const BlockShape shape = parse_block_shape(item, "--blocks");
         if (shape.z != 1) {
-            throw ct::UsageError("--blocks '" + item +
-                                 "': the matrix sum uses 2D blocks, write XxY (e.g. 128x2)");
+            throw ct::UsageError(
+                "--blocks",
+                "'" + item + "': the matrix sum uses 2D blocks, write XxY (e.g. 128x2)");
         }
         shapes.push_back(shape);
     }
     if (shapes.empty()) {
-        throw ct::UsageError("--blocks: give at least one block shape, e.g. 32x32,128x2");
+        throw ct::UsageError("--blocks", "give at least one block shape, e.g. 32x32,128x2");
     }
     return shapes;
 }

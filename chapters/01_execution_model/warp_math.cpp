@@ -39,8 +39,9 @@ std::vector<std::string> split_extents(const std::string& text) {
 
 BlockShape parse_block_shape(const std::string& text, const std::string& option) {
     const auto bad = [&](const std::string& why) {
-        return ct::UsageError(option + " '" + text + "': " + why +
-                              " (write X,Y,Z or XxY with positive integers, e.g. 40,2 or 8x8x4)");
+        return ct::UsageError(
+            option, "'" + text + "': " + why +
+                        " (write X,Y,Z or XxY with positive integers, e.g. 40,2 or 8x8x4)");
     };
     const auto parts = split_extents(text);
     if (parts.size() > 3) {

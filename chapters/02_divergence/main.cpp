@@ -138,9 +138,10 @@ int run(const Options& o) {
     ct::require_power_of_two_block(o.block);
     // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
     if (o.n * static_cast<std::uint64_t>(o.work) > (std::uint64_t{1} << 31)) {
-        throw ct::UsageError("--n x --work = " + std::to_string(o.n * o.work) +
-                             " is over 2^31: the CPU reference would take minutes; lower --n or "
-                             "--work");
+        throw ct::UsageError(
+            "--n x --work", std::to_string(o.n * o.work) +
+                                " is over 2^31: the CPU reference would take minutes; lower --n or "
+                                "--work");
     }
     const ct::DeviceInfo info = ct::select_device(o.common.device);
     ct::require_block_size(o.block, info, info.warp_size, "--block");

@@ -39,7 +39,8 @@ std::vector<const reduction::StageInfo*> select_stages(const Options& o,
                                                        std::vector<std::string>& notes) {
     const std::vector<std::string> requested = ct::split_list(o.stages);
     if (requested.empty()) {
-        throw ct::UsageError("--stage: give 'all', 'list' or a comma-separated list of stage ids");
+        throw ct::UsageError("--stage",
+                             "give 'all', 'list' or a comma-separated list of stage ids");
     }
     const bool all = requested == std::vector<std::string>{"all"};
     std::vector<const reduction::StageInfo*> runnable;
@@ -51,13 +52,13 @@ std::vector<const reduction::StageInfo*> select_stages(const Options& o,
             runnable.push_back(stage);
         } catch (const std::invalid_argument& e) {
             if (!all) {
-                throw ct::UsageError(std::string("--stage/--block/--n: ") + e.what());
+                throw ct::UsageError("--block", e.what());
             }
             notes.push_back(std::string("skipped: ") + e.what());
         }
     }
     if (runnable.empty()) {
-        throw ct::UsageError("no stage supports --block " + std::to_string(o.block));
+        throw ct::UsageError("--block", "no stage supports block size " + std::to_string(o.block));
     }
     return runnable;
 }
@@ -68,14 +69,14 @@ int run(const Options& o) {
     }
     // 1. Everything that can be checked without a GPU.
     if (o.n < 1 || o.n > (std::uint64_t{1} << 40)) {
-        throw ct::UsageError("--n must be between 1 and 2^40; got " + std::to_string(o.n));
+        throw ct::UsageError("--n", "must be between 1 and 2^40; got " + std::to_string(o.n));
     }
     ct::require_power_of_two_block(o.block);
     reduction::Pattern pattern{};
     try {
         pattern = reduction::parse_pattern(o.data);
     } catch (const std::invalid_argument& e) {
-        throw ct::UsageError(std::string("--data: ") + e.what());
+        throw ct::UsageError("--data", e.what());
     }
     std::vector<std::string> notes;
     const std::vector<const reduction::StageInfo*> selected = select_stages(o, notes);

@@ -51,10 +51,7 @@ Plan make_plan(const std::string& version, std::uint64_t n, int block,
     Plan plan;
     // N and the block size are checked against the version that accepts the most; a version
     // that cannot run this configuration is an error when asked for by name, a note in "all".
-    const std::string basic = nr::unsupported_reason(nr::Version::kPerLevelTail, n, block);
-    if (!basic.empty()) {
-        throw ct::UsageError(basic);
-    }
+    nr::validate(nr::Version::kPerLevelTail, n, block);
     const bool all = version == "all";
     const auto sync = nr::Version::kPerBlockSync;
     const bool demo_possible = nr::unsupported_reason(sync, n, block).empty() &&
@@ -63,9 +60,10 @@ Plan make_plan(const std::string& version, std::uint64_t n, int block,
         nr::validate(sync, n, block);
         if (!demo_possible) {
             throw ct::UsageError(
-                "--version overflow_demo needs more device launches than the default pool of " +
-                std::to_string(nr::kDefaultPendingLaunches) + " slots holds (it has " +
-                nr::formula_with_numbers(sync, n, block) + "): try --n 2^20 --block 512");
+                "--version",
+                "overflow_demo needs more device launches than the default pool of " +
+                    std::to_string(nr::kDefaultPendingLaunches) + " slots holds (it has " +
+                    nr::formula_with_numbers(sync, n, block) + "): try --n 2^20 --block 512");
         }
     }
     if ((all && demo_possible) || version == kDemoId) {
@@ -78,7 +76,7 @@ Plan make_plan(const std::string& version, std::uint64_t n, int block,
         const std::string reason = nr::unsupported_reason(entry.version, n, block);
         if (!reason.empty()) {
             if (!all) {
-                throw ct::UsageError(reason);
+                nr::validate(entry.version, n, block);  // throws, naming the option
             }
             plan.notes.push_back("skipped " + entry.id + ": " + reason);
             continue;
@@ -88,12 +86,12 @@ Plan make_plan(const std::string& version, std::uint64_t n, int block,
     for (const auto& stage : flat_stages) {
         const reduction::StageInfo* info = reduction::find_stage(stage);
         if (!info || stage == reduction::kCubStageId) {
-            throw ct::UsageError("--flat: '" + stage + "' is not a Chapter 3 stage id");
+            throw ct::UsageError("--flat", "'" + stage + "' is not a Chapter 3 stage id");
         }
         try {
             reduction::validate_configuration(stage, n, block);
         } catch (const std::invalid_argument& error) {
-            throw ct::UsageError(std::string("--flat ") + stage + ": " + error.what());
+            throw ct::UsageError("--flat", stage + ": " + error.what());
         }
         plan.rows.push_back({PlannedRow::Kind::kFlat, nr::Version::kPerLevelTail, stage});
     }

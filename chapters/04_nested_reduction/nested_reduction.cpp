@@ -132,7 +132,10 @@ std::string unsupported_reason(Version version, std::uint64_t n, int block) {
 void validate(Version version, std::uint64_t n, int block) {
     const std::string reason = unsupported_reason(version, n, block);
     if (!reason.empty()) {
-        throw ct::UsageError(reason);
+        // Every reason starts with the option it is about ("--block must be ..."): the error
+        // names it apart, as every usage error does ("--block: must be ...").
+        const std::size_t space = reason.find(' ');
+        throw ct::UsageError(reason.substr(0, space), reason.substr(space + 1));
     }
 }
 
@@ -174,13 +177,15 @@ void set_pending_launch_pool(std::size_t slots) {
 
 void validate_hello(int blocks, int threads) {
     if (blocks < 1 || blocks > kMaxHelloBlocks) {
-        throw ct::UsageError("--blocks must be between 1 and " + std::to_string(kMaxHelloBlocks) +
-                             ", got " + std::to_string(blocks));
+        throw ct::UsageError("--blocks", "must be between 1 and " +
+                                             std::to_string(kMaxHelloBlocks) + ", got " +
+                                             std::to_string(blocks));
     }
     if (threads < 1 || threads > kMaxHelloThreads ||
         !ct::is_power_of_two(static_cast<std::uint64_t>(threads))) {
-        throw ct::UsageError("--threads must be a power of two between 1 and " +
-                             std::to_string(kMaxHelloThreads) + ", got " + std::to_string(threads));
+        throw ct::UsageError("--threads", "must be a power of two between 1 and " +
+                                              std::to_string(kMaxHelloThreads) + ", got " +
+                                              std::to_string(threads));
     }
 }
 

@@ -165,7 +165,7 @@ std::vector<unsigned char> generate_input(Distribution distribution, std::size_t
 std::vector<unsigned char> read_input_file(const std::string& path) {
     namespace fs = std::filesystem;
     const auto fail = [&](const std::string& why) {
-        return ct::UsageError("cannot read input file '" + path + "': " + why);
+        return ct::UsageError("--input", "cannot read '" + path + "': " + why);
     };
     std::error_code error;
     const fs::file_status status = fs::status(path, error);

@@ -160,11 +160,15 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
 // --section wide: 16-bit values, up to 65,536 bins (wide_section.cpp). Byte-only options are
 // refused rather than ignored.
 int run_wide(const Options& options) {
-    if (options.bins != "letters" || options.bin_width_given || !options.input_path.empty() ||
-        options.atomic_latency) {
-        throw ct::UsageError(
-            "--bins, --bin-width, --input and --atomic-latency apply to --section stages; "
-            "--section wide takes --wide-bins");
+    const char* byte_only = options.bins != "letters"     ? "--bins"
+                            : options.bin_width_given     ? "--bin-width"
+                            : !options.input_path.empty() ? "--input"
+                            : options.atomic_latency      ? "--atomic-latency"
+                                                          : nullptr;
+    if (byte_only != nullptr) {
+        throw ct::UsageError(byte_only,
+                             "applies to --section stages (bytes); --section wide takes "
+                             "--wide-bins");
     }
     hg::WideSectionOptions wide;
     wide.common = options.common;
@@ -210,9 +214,10 @@ int run(const Options& options) {
     // known without a device: --block 16 or 2048 exits with 2 on a machine without a GPU too.
     // The device's own limit is checked once it is open.
     if (options.block < 32 || options.block > 1024) {
-        throw ct::UsageError("--block " + std::to_string(options.block) +
-                             " is not supported: it must be a power of two from 32 (one warp) "
-                             "to 1024 (no GPU launches more threads per block)");
+        throw ct::UsageError("--block", std::to_string(options.block) +
+                                            " is not supported: it must be a power of two from 32 "
+                                            "(one warp) to 1024 (no GPU launches more threads per "
+                                            "block)");
     }
     if (options.section == "wide") {
         return run_wide(options);
@@ -220,8 +225,9 @@ int run(const Options& options) {
     const std::string stages_only =
         options.section == "all" ? why_stages_only(options) : std::string("--section stages");
     if (options.wide_bins_given && !stages_only.empty()) {
-        throw ct::UsageError("--wide-bins applies to the wide section, which does not run here (" +
-                             stages_only + ")");
+        throw ct::UsageError(
+            "--wide-bins",
+            "applies to the wide section, which does not run here (" + stages_only + ")");
     }
     const int stages_status = run_stages(options);
     if (!stages_only.empty()) {
@@ -242,7 +248,7 @@ int run(const Options& options) {
 int run_stages(const Options& options) {
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
-        throw ct::UsageError("--bin-width applies to --bins letters only (bytes have 256 bins)");
+        throw ct::UsageError("--bin-width", "applies to --bins letters only (bytes have 256 bins)");
     }
     const hg::Binning binning =
         options.bins == "bytes" ? hg::Binning::bytes() : hg::Binning::letters(options.bin_width);

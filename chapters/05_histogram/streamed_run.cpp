@@ -86,13 +86,14 @@ bool streams_input(const StreamedSettings& settings, const std::string& input_pa
 int run_streamed(const StreamedRequest& request) {
     if (request.stages_given) {
         throw ct::UsageError(
-            "--stage: an input above --in-memory-max is streamed in chunks and counted by stage " +
-            std::string(kStreamedStageId) + " only; leave --stage out or raise --in-memory-max");
+            "--stage",
+            "an input above --in-memory-max is streamed in chunks and counted by stage " +
+                std::string(kStreamedStageId) +
+                " only; leave --stage out or raise --in-memory-max");
     }
     if (request.atomic_latency) {
-        throw ct::UsageError(
-            "--atomic-latency applies to inputs counted in memory (up to "
-            "--in-memory-max)");
+        throw ct::UsageError("--atomic-latency",
+                             "applies to inputs counted in memory (up to --in-memory-max)");
     }
     std::unique_ptr<ByteSource> source;
     std::optional<Distribution> distribution;

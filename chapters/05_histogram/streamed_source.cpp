@@ -28,7 +28,7 @@ namespace ct = cudatutorial;
 namespace {
 
 ct::UsageError file_error(const std::string& path, const std::string& why) {
-    return ct::UsageError("cannot read input file '" + path + "': " + why);
+    return ct::UsageError("--input", "cannot read '" + path + "': " + why);
 }
 
 class FileSource final : public ByteSource {

@@ -23,7 +23,7 @@ namespace {
 namespace ct = cudatutorial;
 
 std::vector<const WideKernel*> select_wide_kernels(const std::vector<std::string>& wanted) {
-    return ct::select_stages(wide_kernels(), wanted, "--stage (with --section wide)");
+    return ct::select_stages(wide_kernels(), wanted, "--stage");
 }
 
 std::string kib(std::size_t bytes) {
@@ -87,15 +87,19 @@ int run_wide_section(const WideSectionOptions& options) {
     try {
         distribution = parse_wide_distribution(options.dist);
     } catch (const std::invalid_argument& error) {
-        throw ct::UsageError(std::string("--dist with --section wide: ") + error.what());
+        throw ct::UsageError("--dist", error.what());
     }
     // kMaxInputBytes is the counters' limit: at most 2^32 - 1 counts in one bin.
-    ct::require_range(options.n, 0, kMaxInputBytes, "--n (16-bit values with --section wide)");
+    if (options.n > kMaxInputBytes) {
+        throw ct::UsageError("--n", std::to_string(options.n) +
+                                        " is out of range: --section wide counts at most " +
+                                        std::to_string(kMaxInputBytes) + " 16-bit values");
+    }
     const std::vector<const WideKernel*> selected = select_wide_kernels(options.kernels);
     if (options.block < 32) {  // the device's upper limit is checked once a device is selected
-        throw ct::UsageError("--block " + std::to_string(options.block) +
-                             " is not supported: it must be a power of two from 32 (one warp) "
-                             "to the device's limit");
+        throw ct::UsageError("--block", std::to_string(options.block) +
+                                            " is not supported: it must be a power of two from 32 "
+                                            "(one warp) to the device's limit");
     }
 
     const ct::DeviceInfo device = ct::select_device(options.common.device);

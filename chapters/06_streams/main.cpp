@@ -124,7 +124,8 @@ void add_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(20, 400))
         ->capture_default_str();
     app.add_option("--summary-csv", o.summary_csv,
-                   "also write the summary table as CSV to FILE (--csv writes the timeline)");
+                   "also write the summary table as CSV to FILE (--csv writes the timeline)")
+        ->check(ct::writable_file_validator());
     ct::add_common_options(app, o.common, ct::L2FlushOption::kNotListed);
     app.get_option("--reps")->description(
         "timed runs per scenario and build (median wall time reported, last run's timeline shown)");

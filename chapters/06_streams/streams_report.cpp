@@ -211,7 +211,7 @@ void write_timeline_file(const std::string& csv_path, const cudatutorial::RunInf
     std::ofstream file(csv_path);
     write_timeline_csv(file, info, measurements);
     if (!file) {
-        throw cudatutorial::UsageError("cannot write '" + csv_path + "'");
+        throw cudatutorial::UsageError("--csv", "cannot write '" + csv_path + "'");
     }
 }
 

@@ -22,26 +22,32 @@ bool Options::wants(const std::string& section) const {
 std::vector<std::uint64_t> Options::message_bytes() const {
     std::vector<std::uint64_t> bytes;
     for (const std::string& text : sizes) {
-        const std::uint64_t value = ct::parse_size(text);
+        std::uint64_t value = 0;
+        try {
+            value = ct::parse_size(text);
+        } catch (const ct::UsageError& error) {
+            throw ct::UsageError("--sizes", error.what());
+        }
         if (value == 0 || value % sizeof(float) != 0) {
-            throw ct::UsageError("--sizes: " + text + " is not a positive multiple of 4 bytes");
+            throw ct::UsageError("--sizes", text + " is not a positive multiple of 4 bytes");
         }
         bytes.push_back(value);
     }
     if (bytes.empty()) {
-        throw ct::UsageError("--sizes: give at least one message size");
+        throw ct::UsageError("--sizes", "give at least one message size");
     }
     return bytes;
 }
 
 void Options::validate() const {
     if (std::find(sections.begin(), sections.end(), "list") != sections.end()) {
-        throw ct::UsageError("--stage list stands alone: it lists the sections");
+        throw ct::UsageError("--stage", "list stands alone: it lists the sections");
     }
     if (std::find(sections.begin(), sections.end(), "network") != sections.end() &&
         sections.size() > 1) {
         throw ct::UsageError(
-            "--stage network stands alone: it runs one process per GPU, twice (NVLink, then "
+            "--stage",
+            "network stands alone: it runs one process per GPU, twice (NVLink, then "
             "sockets)");
     }
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
@@ -49,25 +55,26 @@ void Options::validate() const {
     ct::require_range(copy_bytes, 1, std::uint64_t{1} << 40, "--copy-bytes");
     ct::require_power_of_two_block(block);
     if (reduction::find_stage(reduction_stage) == nullptr) {
-        throw ct::UsageError("--reduction-stage: chapter 3 has no stage '" + reduction_stage + "'");
+        throw ct::UsageError("--reduction-stage",
+                             "chapter 3 has no stage '" + reduction_stage + "'");
     }
     try {
         reduction::validate_configuration(reduction_stage, 1, block);
     } catch (const std::invalid_argument& e) {
-        throw ct::UsageError(std::string("--reduction-stage/--block: ") + e.what());
+        throw ct::UsageError("--block", e.what());
     }
     const histogram::Stage* stage = histogram::find_stage(histogram_stage);
     if (stage == nullptr || stage->role == ct::StageRole::kExpectedFailure) {
-        throw ct::UsageError("--histogram-stage: chapter 5 has no (correct) stage '" +
-                             histogram_stage + "'");
+        throw ct::UsageError("--histogram-stage",
+                             "chapter 5 has no (correct) stage '" + histogram_stage + "'");
     }
     if (bins != "letters" && bins != "bytes") {
-        throw ct::UsageError("--bins must be letters or bytes; got " + bins);
+        throw ct::UsageError("--bins", "must be letters or bytes; got " + bins);
     }
     if (common.flush_l2) {
-        throw ct::UsageError(
-            "--flush-l2 is not supported by multi_gpu (its transfers do not go "
-            "through one GPU's L2)");
+        throw ct::UsageError("--flush-l2",
+                             "is not supported by multi_gpu (its transfers do not go "
+                             "through one GPU's L2)");
     }
     message_bytes();
 }

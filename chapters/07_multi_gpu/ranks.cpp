@@ -375,17 +375,16 @@ using Environment = std::vector<std::pair<std::string, std::string>>;
 // worst exit code.
 int start_ranks(const Options& o, char** argv, int ranks, const Environment& extra) {
     if (!nccl_available()) {
-        throw ct::UsageError("--ranks needs a build with NCCL");
+        throw ct::UsageError("--ranks", "needs a build with NCCL");
     }
     const int devices = ct::cuda_device_count();
     if (devices == 0) {
         ct::select_device(0);  // the chapters' no-device error (exit 3), before any process starts
     }
     if (ranks > devices) {
-        throw ct::UsageError("--ranks " + std::to_string(ranks) +
-                             ": one GPU per rank, and this "
-                             "machine has " +
-                             std::to_string(devices));
+        throw ct::UsageError("--ranks", std::to_string(ranks) +
+                                            ": one GPU per rank, and this machine has " +
+                                            std::to_string(devices));
     }
     const std::string id_file =
         o.id_file.empty() ? "/tmp/multi_gpu_nccl_id_" + std::to_string(getpid()) : o.id_file;
@@ -442,7 +441,7 @@ int start_ranks(const Options& o, char** argv, int ranks, const Environment& ext
 // interface, as it would between two machines without InfiniBand. One table from both rounds.
 int launch_network(const Options& o, char** argv) {
     if (!nccl_available()) {
-        throw ct::UsageError("--stage network needs a build with NCCL");
+        throw ct::UsageError("--stage", "network needs a build with NCCL");
     }
     if (ct::cuda_device_count() == 0) {
         ct::select_device(0);  // the chapters' no-device error (exit 3)
@@ -526,9 +525,10 @@ int run_ranks(const Options& o, int, char** argv) {
     const RankEnvironment env = detect_rank();
     const bool network = o.sections == std::vector<std::string>{"network"};
     if ((env.is_rank || o.ranks > 0) && ((!o.sections.empty() && !network) || o.gpus != 0)) {
-        throw ct::UsageError(
-            "one process per GPU runs the sharded reduction and the all-reduce stages, one GPU "
-            "per rank: --gpus and --section (other than network) do not apply");
+        throw ct::UsageError(o.gpus != 0 ? "--gpus" : "--stage",
+                             "does not apply to one process per GPU, which runs the sharded "
+                             "reduction and the all-reduce stages, one GPU per rank (--stage "
+                             "network aside)");
     }
     if (env.is_rank) {
         if (!nccl_available()) {

@@ -34,14 +34,14 @@ std::vector<int> visible_gpus(const Options& o) {
     }
     const int first = o.common.device;
     if (first >= count) {
-        throw ct::UsageError("--device " + std::to_string(first) + ": only " +
-                             std::to_string(count) + " CUDA devices");
+        throw ct::UsageError("--device", std::to_string(first) + ": only " + std::to_string(count) +
+                                             " CUDA devices");
     }
     const int available = count - first;
     if (o.gpus > available) {
-        throw ct::UsageError("--gpus " + std::to_string(o.gpus) + ": only " +
-                             std::to_string(available) + " GPUs from --device " +
-                             std::to_string(first) + " on");
+        throw ct::UsageError("--gpus", std::to_string(o.gpus) + ": only " +
+                                           std::to_string(available) + " GPUs from --device " +
+                                           std::to_string(first) + " on");
     }
     // 16: the most sources the sum kernels take (and more than one host's NVLink domain holds).
     const int wanted = o.gpus == 0 ? std::min(available, 16) : o.gpus;

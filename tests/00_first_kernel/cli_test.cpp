@@ -1,6 +1,9 @@
-// The first_kernel executable: bad options get one line and exit 2 before any GPU work, and
-// --stage list answers without a GPU.
+// The first_kernel executable: bad options get one line, "error: <option>: <what is wrong>", and
+// exit 2 before any GPU work, and --stage list answers without a GPU.
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -21,30 +24,66 @@ std::string run_with(const std::string& args) {
 
 }  // namespace
 
-TEST(FirstKernelCli, BadOptionsExitWithTwoAndOneLine) {
+TEST(FirstKernelCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
     expect_usage_errors(
         FIRST_KERNEL_BIN,
-        {UsageCase{"--no-such-option", "no-such-option"},
-         UsageCase{"--n 0", "--n 0 is out of range"}, UsageCase{"--n abc", "abc"},
-         UsageCase{"--n 2^35", "out of range"}, UsageCase{"--block 48", "power of two"},
-         UsageCase{"--block 2048", "power of two"}, UsageCase{"--block 16", "power of two"},
-         UsageCase{"--radius 0", "radius"}, UsageCase{"--radius 65", "radius"},
-         UsageCase{"--canary 2^21", "--canary"}, UsageCase{"--grid -1", "grid"},
-         UsageCase{"--stage 9", "'9' is not a stage"},
-         UsageCase{"--stage 1,nope", "'nope' is not a stage"}, UsageCase{"--section nope", "nope"},
-         UsageCase{"--device -2", "device"}},
-        true);
+        {UsageCase{"--no-such-option", "--no-such-option", "not an option"},
+         UsageCase{"--n 0", "--n", "0 is out of range"},
+         UsageCase{"--n abc", "--n", "abc"},
+         UsageCase{"--n 2^35", "--n", "out of range"},
+         UsageCase{"--block 48", "--block", "power of two"},
+         UsageCase{"--block 2048", "--block", "power of two"},
+         UsageCase{"--block 16", "--block", "power of two"},
+         UsageCase{"--block 256x", "--block", "'256x' is not a whole number"},
+         UsageCase{"--radius 0", "--radius", "0 is out of range: it must be from 1 to"},
+         UsageCase{"--radius 65", "--radius", "out of range"},
+         UsageCase{"--canary 2^21", "--canary", "out of range"},
+         UsageCase{"--grid -1", "--grid", "out of range"},
+         UsageCase{"--reps 0", "--reps", "0 is out of range: it must be from 1 to 100000"},
+         UsageCase{"--stage 9", "--stage", "'9' is not a stage"},
+         UsageCase{"--stage 1,nope", "--stage", "'nope' is not a stage"},
+         UsageCase{"--section nope", "--section", "nope is not one of"},
+         UsageCase{"--device -2", "--device", "out of range"},
+         UsageCase{"--batch 2 --flush-l2", "--flush-l2", "cannot be combined with --batch"},
+         UsageCase{"--block", "--block", "needs a value"},
+         UsageCase{"--json", "--json", "needs a FILE"},
+         UsageCase{"--csv /no-such-folder/out.csv", "--csv", "does not exist"}});
+}
+
+TEST(FirstKernelCli, ASectionOutsideTheListIsNamedWithTheChoices) {
+    expect_usage_errors(FIRST_KERNEL_BIN,
+                        {UsageCase{"--section warp", "--section",
+                                   "warp is not one of indices, add, errors, timing, stencil, "
+                                   "managed (see --help)"}});
 }
 
 // The managed section checks its options before any GPU work too (exit 2, not the no-GPU 3).
 TEST(FirstKernelCli, TheManagedSectionRefusesBadOptionsBeforeAnyGpuWork) {
     expect_usage_errors(
         FIRST_KERNEL_BIN,
-        {UsageCase{"--section managed --batch 2", "--batch: does not apply to --section managed"},
-         UsageCase{"--section managed --n 0", "--n 0 is out of range"},
-         UsageCase{"--section managed --block 48", "power of two"},
-         UsageCase{"--section managed,nope", "nope"}},
-        true);
+        {UsageCase{"--section managed --batch 2", "--batch", "does not apply to --section managed"},
+         UsageCase{"--section managed --n 0", "--n", "0 is out of range"},
+         UsageCase{"--section managed --block 48", "--block", "power of two"},
+         UsageCase{"--section managed,nope", "--section", "nope is not one of"}});
+}
+
+// --csv, --json and --markdown into a folder that exists but cannot be written: said so, before
+// any GPU work. Skipped where the folder stays writable (root writes anywhere).
+TEST(FirstKernelCli, AnOutputFileInAReadOnlyFolderIsRefusedBeforeTheDevice) {
+    const std::string folder =
+        ::testing::TempDir() + "first_kernel_read_only_" + std::to_string(::getpid());
+    ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0) << folder;
+    ASSERT_EQ(::chmod(folder.c_str(), 0555), 0);
+    if (::access(folder.c_str(), W_OK) == 0) {
+        ::rmdir(folder.c_str());
+        GTEST_SKIP() << "the read-only folder is writable here (running as root)";
+    }
+    for (const char* option : {"--csv", "--json", "--markdown"}) {
+        expect_usage_errors(FIRST_KERNEL_BIN,
+                            {UsageCase{(std::string(option) + " " + folder + "/out").c_str(),
+                                       option, "is not writable"}});
+    }
+    ::rmdir(folder.c_str());
 }
 
 TEST(FirstKernelCli, StageListNeedsNoGpu) {

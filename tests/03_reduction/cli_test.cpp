@@ -7,27 +7,29 @@
 
 #include "process.hpp"
 #include "stage_list.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
-TEST(ReductionCli, BadOptionsExitWithTwoAndAMessage) {
-    struct Case {
-        const char* args;
-        const char* message;
-    };
-    for (const Case c :
-         {Case{"--n 0", "--n"}, Case{"--n -5", "--n"}, Case{"--n abc", "--n"},
-          Case{"--block 48", "--block"}, Case{"--block 16", "--block"},
-          Case{"--block 2048", "--block"}, Case{"--block 0", "--block"},
-          Case{"--stage 13", "is not a stage"}, Case{"--stage 1,x", "is not a stage"},
-          Case{"--stage 5 --block 32", "64 to 1024"}, Case{"--stage ,", "--stage"},
-          Case{"--data zeros", "--data"}, Case{"--no-such-option", "no-such-option"},
-          Case{"--json", "--json needs a FILE"}, Case{"--stage 3 --json -", "--json needs a FILE"}}) {
-        SCOPED_TRACE(c.args);
-        const auto result = run_process(std::string(REDUCTION_BIN) + " " + c.args);
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
-    }
+TEST(ReductionCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
+    expect_usage_errors(REDUCTION_BIN,
+                        {UsageCase{"--n 0", "--n", "must be between 1 and 2^40"},
+                         UsageCase{"--n -5", "--n", "negative"}, UsageCase{"--n abc", "--n", "abc"},
+                         UsageCase{"--block 48", "--block", "power of two"},
+                         UsageCase{"--block 16", "--block", "power of two"},
+                         UsageCase{"--block 2048", "--block", "power of two"},
+                         UsageCase{"--block 0", "--block", "power of two"},
+                         UsageCase{"--block 2x", "--block", "'2x' is not a whole number"},
+                         UsageCase{"--stage 13", "--stage", "is not a stage"},
+                         UsageCase{"--stage 1,x", "--stage", "is not a stage"},
+                         UsageCase{"--stage 5 --block 32", "--block", "64 to 1024"},
+                         UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
+                         UsageCase{"--data zeros", "--data", "zeros"},
+                         UsageCase{"--no-such-option", "--no-such-option", "not an option"},
+                         UsageCase{"--json", "--json", "needs a FILE"},
+                         UsageCase{"--stage 3 --json -", "--json", "needs a FILE"}});
 }
 
 TEST(ReductionCli, InputLargerThanTheDeviceIsRejected) {

@@ -6,36 +6,38 @@
 
 #include "process.hpp"
 #include "stage_list.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
-TEST(NestedReductionCli, BadOptionsExitWithTwoAndAMessage) {
-    const struct {
-        const char* args;
-        const char* message;  // a piece of the expected message
-    } cases[] = {
-        {"--no-such-option", "no-such-option"},
-        {"--block 48", "--block"},
-        {"--block 2048", "--block"},
-        {"--block 16", "--block"},
-        {"--n 0", "--n"},
-        {"--n abc", "abc"},
-        {"--version fastest", "fastest"},
-        {"--version sync --n 2^24", "262144"},
-        {"--version nosync --n 2^22 --block 512", "device launches"},
-        {"--version overflow_demo --n 1000", "overflow_demo"},
-        {"--flat 99", "99"},
-        {"--pending-launches -1", "pending-launches"},
-        {"--hello --blocks 0", "--blocks"},
-        {"--hello --threads 6", "--threads"},
-        {"--hello --threads 128", "--threads"},
-    };
-    for (const auto& c : cases) {
-        SCOPED_TRACE(c.args);
-        const auto result = run_process(std::string(NESTED_REDUCTION_BIN) + " " + c.args);
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(c.message), std::string::npos) << result.output;
-    }
+TEST(NestedReductionCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
+    expect_usage_errors(
+        NESTED_REDUCTION_BIN,
+        {UsageCase{"--no-such-option", "--no-such-option", "not an option"},
+         UsageCase{"--block 48", "--block", "must be a power of two"},
+         UsageCase{"--block 2048", "--block", "must be a power of two"},
+         UsageCase{"--block 16", "--block", "must be a power of two"},
+         UsageCase{"--n 0", "--n", "must be between 1"}, UsageCase{"--n abc", "--n", "abc"},
+         UsageCase{"--version sync --n 2^24", "--version", "262144"},
+         UsageCase{"--version nosync --n 2^22 --block 512", "--version", "device launches"},
+         UsageCase{"--version overflow_demo --n 1000", "--version", "overflow_demo"},
+         UsageCase{"--flat 99", "--flat", "'99' is not a Chapter 3 stage"},
+         UsageCase{"--pending-launches -1", "--pending-launches", "out of range"},
+         UsageCase{"--hello --blocks 0", "--blocks", "must be between 1"},
+         UsageCase{"--hello --threads 6", "--threads", "power of two"},
+         UsageCase{"--hello --threads 128", "--threads", "power of two"}});
+}
+
+// --version is the chapter's first name for --stage: an error names the one that was typed.
+TEST(NestedReductionCli, ErrorsNameTheSelectorAsTyped) {
+    expect_usage_errors(
+        NESTED_REDUCTION_BIN,
+        {UsageCase{"--version fastest", "--version",
+                   "fastest is not one of all, sync, nosync, per_level, overflow_demo, list"},
+         UsageCase{"--stage fastest", "--stage", "fastest is not one of"},
+         UsageCase{"--stage sync --n 2^24", "--stage", "262144"}});
 }
 
 TEST(NestedReductionCli, HelpExitsWithZero) {

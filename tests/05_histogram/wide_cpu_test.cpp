@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "process.hpp"
+#include "usage_cases.hpp"
 #include "wide_histogram.hpp"
 
 namespace hg = histogram;
-using cudatutorial::testing::run_process;
+using cudatutorial::testing::expect_usage_errors;
+using cudatutorial::testing::UsageCase;
 
 namespace {
 
@@ -180,24 +182,20 @@ TEST(HistogramWideKernels, TheListHasEveryIdeaOnceInTableOrder) {
 }
 
 TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
-    const std::vector<std::string> bad = {"--section narrow",
-                                          "--section wide --wide-bins 0",
-                                          "--section wide --wide-bins 65537",
-                                          "--section wide --wide-bins 256,x",
-                                          "--section wide --dist random-bytes",
-                                          "--section wide --bins bytes",
-                                          "--section wide --bin-width 2",
-                                          "--section wide --input CMakeLists.txt",
-                                          "--section wide --stage 3",
-                                          "--section wide --block 16",
-                                          "--section wide --n 2^33",
-                                          "--section stages --wide-bins 256",
-                                          "--bins bytes --wide-bins 256",
-                                          "--stage 8 --wide-bins 256"};
-    for (const std::string& args : bad) {
-        SCOPED_TRACE(args);
-        const auto result = run_process(std::string(HISTOGRAM_BIN) + " " + args);
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_FALSE(result.output.empty());
-    }
+    expect_usage_errors(
+        HISTOGRAM_BIN,
+        {UsageCase{"--section narrow", "--section", "narrow is not one of all, stages, wide"},
+         UsageCase{"--section wide --wide-bins 0", "--wide-bins", "out of range"},
+         UsageCase{"--section wide --wide-bins 65537", "--wide-bins", "out of range"},
+         UsageCase{"--section wide --wide-bins 256,x", "--wide-bins", "'x' is not a whole number"},
+         UsageCase{"--section wide --dist random-bytes", "--dist", "16-bit distribution"},
+         UsageCase{"--section wide --bins bytes", "--bins", "applies to --section stages"},
+         UsageCase{"--section wide --bin-width 2", "--bin-width", "applies to --section stages"},
+         UsageCase{"--section wide --input CMakeLists.txt", "--input", "applies to"},
+         UsageCase{"--section wide --stage 3", "--stage", "'3' is not a stage (ids: global"},
+         UsageCase{"--section wide --block 16", "--block", "16 is not supported"},
+         UsageCase{"--section wide --n 2^33", "--n", "at most 4294967295 16-bit values"},
+         UsageCase{"--section stages --wide-bins 256", "--wide-bins", "applies to the wide"},
+         UsageCase{"--bins bytes --wide-bins 256", "--wide-bins", "applies to the wide"},
+         UsageCase{"--stage 8 --wide-bins 256", "--wide-bins", "applies to the wide"}});
 }

@@ -5,18 +5,21 @@
 #include <string>
 
 #include "process.hpp"
+#include "usage_cases.hpp"
 
+using cudatutorial::testing::expect_usage_errors;
 using cudatutorial::testing::run_process;
+using cudatutorial::testing::UsageCase;
 
 TEST(GraphCli, BadGraphOptionsExitWithTwo) {
-    for (const char* args : {"--graph-kernels 0", "--graph-kernels 100001", "--graph-kernels x",
-                             "--graph-branches 0", "--graph-branches 33"}) {
-        SCOPED_TRACE(args);
-        const auto result = run_process(std::string(STREAMS_BIN) + " --scenario 6 " + args);
-        EXPECT_EQ(result.exit_code, 2) << result.output;
-        EXPECT_NE(result.output.find(std::string(args).substr(0, 10)), std::string::npos)
-            << result.output;
-    }
+    expect_usage_errors(
+        STREAMS_BIN,
+        {UsageCase{"--scenario 6 --graph-kernels 0", "--graph-kernels", "out of range"},
+         UsageCase{"--scenario 6 --graph-kernels 100001", "--graph-kernels", "out of range"},
+         UsageCase{"--scenario 6 --graph-kernels x", "--graph-kernels",
+                   "'x' is not a whole number"},
+         UsageCase{"--scenario 6 --graph-branches 0", "--graph-branches", "out of range"},
+         UsageCase{"--scenario 6 --graph-branches 33", "--graph-branches", "out of range"}});
 }
 
 TEST(GraphCli, HelpListsScenarioSixAndItsOptions) {

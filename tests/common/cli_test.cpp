@@ -1,5 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
@@ -147,7 +154,8 @@ TEST(CommonOptions, BadInputGivesExitCodeTwo) {
         const int code = parse(args, options, block, n);
         const std::string message = testing::internal::GetCapturedStderr();
         EXPECT_EQ(code, 2);
-        EXPECT_FALSE(message.empty());
+        EXPECT_EQ(message.rfind("error: " + args.front(), 0), 0u) << message;
+        EXPECT_EQ(message.find('\n'), message.size() - 1) << message;
     }
 }
 
@@ -206,6 +214,139 @@ TEST(GuardedMain, MapsExceptionsToExitCodes) {
     EXPECT_NE(message.find("cuda failed"), std::string::npos);
 }
 
+TEST(UsageError, NamesItsOptionApart) {
+    const ct::UsageError about_block("--block", "48 is not a power of two");
+    EXPECT_STREQ(about_block.what(), "--block: 48 is not a power of two");
+    EXPECT_EQ(about_block.option(), "--block");
+    EXPECT_EQ(about_block.problem(), "48 is not a power of two");
+    const ct::UsageError plain("GPU 3 is listed twice");
+    EXPECT_EQ(plain.option(), "");
+    EXPECT_EQ(plain.problem(), "GPU 3 is listed twice");
+}
+
+namespace {
+
+struct UsageLine {
+    int code = -1;
+    std::string stderr_text;
+};
+
+// Runs `args` through run_program with the common options, --block, --n and a selector with two
+// names, --stage and --section (as chapter 1's); `body` runs after a good parse.
+UsageLine usage_line(
+    std::vector<std::string> args, const std::function<int()>& body = [] { return 0; }) {
+    CLI::App app{"test"};
+    ct::CommonOptions options;
+    int block = 256;
+    std::uint64_t n = 0;
+    std::vector<std::string> sections;
+    app.add_option("--block", block)->check(ct::power_of_two_validator());
+    ct::add_size_option(app, "--n", n, "elements");
+    app.add_option("--stage,--section", sections)
+        ->delimiter(',')
+        ->check(CLI::IsMember({"indices", "add", "list"}));
+    ct::add_common_options(app, options);
+    std::vector<char*> argv;
+    std::string program = "test";
+    argv.push_back(program.data());
+    for (auto& arg : args) {
+        argv.push_back(arg.data());
+    }
+    testing::internal::CaptureStderr();
+    UsageLine line;
+    line.code = ct::run_program(app, static_cast<int>(argv.size()), argv.data(), body);
+    line.stderr_text = testing::internal::GetCapturedStderr();
+    return line;
+}
+
+}  // namespace
+
+// One form for every usage error, CLI11's and the chapters' own: "error: <option as typed>:
+// <what is wrong>", one line, exit 2.
+TEST(RunProgram, UsageErrorsAreOneLineNamingTheOptionAsTyped) {
+    struct Case {
+        std::vector<std::string> args;
+        const char* line;
+    };
+    for (const Case& c : std::vector<Case>{
+             {{"--section", "warp"},
+              "error: --section: warp is not one of indices, add, list (see --help)\n"},
+             {{"--stage", "warp"},
+              "error: --stage: warp is not one of indices, add, list (see --help)\n"},
+             {{"--section=add,warp"},
+              "error: --section: warp is not one of indices, add, list (see --help)\n"},
+             {{"--reps", "0"}, "error: --reps: 0 is out of range: it must be from 1 to 100000\n"},
+             {{"--reps", "many"}, "error: --reps: 'many' is not a whole number\n"},
+             {{"--block", "256x"},
+              "error: --block: '256x' is not a power of two (32, 64, 128, 256, 512, 1024...)\n"},
+             {{"--warmup", "2.5"}, "error: --warmup: '2.5' is not a whole number\n"},
+             {{"--block"}, "error: --block: needs a value\n"},
+             {{"--device", "abc"}, "error: --device: 'abc' is not a whole number\n"},
+             {{"--batch", "2", "--flush-l2"},
+              "error: --flush-l2: cannot be combined with --batch\n"},
+             {{"--unknown"}, "error: --unknown: not an option of this program (see --help)\n"},
+             {{"--unknown=3"}, "error: --unknown: not an option of this program (see --help)\n"},
+             {{"stray"}, "error: stray: unexpected argument: options start with -- (see --help)\n"},
+             {{"--section", "add", "--json"},
+              "error: --json: needs a FILE (only --section list --json prints JSON to standard "
+              "output)\n"}}) {
+        SCOPED_TRACE(c.args.front());
+        const UsageLine line = usage_line(c.args);
+        EXPECT_EQ(line.code, 2);
+        EXPECT_EQ(line.stderr_text, c.line);
+    }
+}
+
+// A chapter's own check names the option by the name it knows (--stage); the student reads the
+// name they typed.
+TEST(RunProgram, AChaptersUsageErrorNamesTheOptionAsTyped) {
+    const auto list_alone = []() -> int {
+        throw ct::UsageError("--stage", "list stands alone: it lists the sections");
+    };
+    UsageLine line = usage_line({"--section", "add,list"}, list_alone);
+    EXPECT_EQ(line.code, 2);
+    EXPECT_EQ(line.stderr_text, "error: --section: list stands alone: it lists the sections\n");
+    line = usage_line({"--stage", "add,list"}, list_alone);
+    EXPECT_EQ(line.stderr_text, "error: --stage: list stands alone: it lists the sections\n");
+    line = usage_line({}, list_alone);  // not typed at all: the name the code gave
+    EXPECT_EQ(line.stderr_text, "error: --stage: list stands alone: it lists the sections\n");
+    line = usage_line({"--block", "64"}, [] {
+        ct::require_range(0, 1, 10, "--n");
+        return 0;
+    });
+    EXPECT_EQ(line.stderr_text, "error: --n: 0 is out of range: it must be from 1 to 10\n");
+    line = usage_line({}, []() -> int { throw ct::UsageError("GPU 3 is listed twice"); });
+    EXPECT_EQ(line.stderr_text, "error: GPU 3 is listed twice\n");
+}
+
+// --csv/--json/--markdown: a folder that does not exist and one that cannot be written are told
+// apart, before any GPU work.
+TEST(RunProgram, AnOutputFileSaysWhyItCannotBeWritten) {
+    UsageLine line = usage_line({"--csv", "/no-such-folder/out.csv"});
+    EXPECT_EQ(line.code, 2);
+    EXPECT_EQ(line.stderr_text,
+              "error: --csv: cannot write '/no-such-folder/out.csv': its folder /no-such-folder "
+              "does not exist\n");
+    const std::string folder =
+        testing::TempDir() + "cli_test_read_only_" + std::to_string(::getpid());
+    ASSERT_EQ(::mkdir(folder.c_str(), 0755), 0) << folder;
+    ASSERT_EQ(::chmod(folder.c_str(), 0555), 0);
+    const bool writable_anyway = ::access(folder.c_str(), W_OK) == 0;  // root
+    if (!writable_anyway) {
+        for (const char* option : {"--csv", "--json", "--markdown"}) {
+            line = usage_line({option, folder + "/out"});
+            EXPECT_EQ(line.code, 2) << option;
+            EXPECT_EQ(line.stderr_text, std::string("error: ") + option + ": cannot write '" +
+                                            folder + "/out': its folder " + folder +
+                                            " is not writable\n");
+        }
+    }
+    ::rmdir(folder.c_str());
+    if (writable_anyway) {
+        GTEST_SKIP() << "the read-only folder is writable here (running as root)";
+    }
+}
+
 TEST(CheckCuda, ThrowsWithCallFileLineAndErrorString) {
     try {
         CT_CHECK(cudaErrorInvalidValue);
@@ -234,6 +375,9 @@ TEST(CheckCuda, NoDeviceErrorsSayWhatIsMissingInPlainWords) {
             if (ct::cuda_device_count() == 0) {
                 EXPECT_NE(what.find("no NVIDIA GPU"), std::string::npos) << what;
                 EXPECT_NE(what.find("--section warps"), std::string::npos) << what;
+                EXPECT_NE(what.find("see \"Your machine\" in README.md"), std::string::npos)
+                    << what;
+                EXPECT_EQ(what.find('\n'), std::string::npos) << what;
             }
         }
     }

@@ -1,8 +1,8 @@
-// Every chapter executable, run where there is no CUDA device, says so in plain words and exits
-// with 3 (never a crash, a hang or an empty table): no GPU or driver was found, and what still
-// runs without one; not CUDA's own "driver version is insufficient", which would send a student
-// to update a driver they do not have. Skipped on machines with a GPU, where the chapters' own
-// tests run them for real.
+// Every chapter executable, run where there is no CUDA device, says so in plain words on one line
+// and exits with 3 (never a crash, a hang or an empty table): no GPU or driver was found, where
+// to find a hosted one (the README's "Your machine"), and what still runs without one; not CUDA's
+// own "driver version is insufficient", which would send a student to update a driver they do not
+// have. Skipped on machines with a GPU, where the chapters' own tests run them for real.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -41,5 +41,10 @@ TEST(ChaptersWithoutDevice, ExitWithThreeAndSaySo) {
         EXPECT_NE(result.output.find("execution_model --section warps"), std::string::npos)
             << result.output;
         EXPECT_EQ(result.output.find("insufficient"), std::string::npos) << result.output;
+        // One line, pointing to where a hosted GPU is described.
+        EXPECT_EQ(result.output.rfind("error: no NVIDIA GPU", 0), 0u) << result.output;
+        EXPECT_EQ(result.output.find('\n'), result.output.size() - 1) << result.output;
+        EXPECT_NE(result.output.find("see \"Your machine\" in README.md"), std::string::npos)
+            << result.output;
     }
 }

@@ -60,7 +60,8 @@ void add_common_options(CLI::App& app, CommonOptions& options,
 CLI::Validator size_validator();
 
 /// A CLI11 validator accepting a file path that can be opened for writing, so that a typo in
-/// --csv/--json is reported (exit 2) before any GPU work rather than after a long run.
+/// --csv/--json is reported (exit 2) before any GPU work rather than after a long run. Its
+/// message says why not: the folder does not exist, or it is not writable.
 CLI::Validator writable_file_validator();
 
 /// A CLI11 validator accepting positive powers of two.
@@ -75,8 +76,8 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64
 void require_block_size(int block, const DeviceInfo& device, int min_block = 32,
                         const std::string& option = "--block");
 
-/// The one block-size check before any GPU work: throws UsageError ("--block must be a power of
-/// two from 32 to 1024; got 48") unless `block` is a power of two in [min_block, max_block].
+/// The one block-size check before any GPU work: throws UsageError ("--block: must be a power
+/// of two from 32 to 1024; got 48") unless `block` is a power of two in [min_block, max_block].
 /// require_block_size() then checks it against the device.
 void require_power_of_two_block(int block, int min_block = 32, int max_block = 1024,
                                 const std::string& option = "--block");
@@ -102,8 +103,9 @@ int finish_table(ResultTable& table, const CommonOptions& options, bool other_ch
 int list_stages(const CommonOptions& options, const std::string& program,
                 const std::vector<StageGroup>& groups);
 
-/// Runs `body`, turning exceptions into a message on stderr and the documented exit code:
-/// UsageError -> 2, CudaError/NoDeviceError -> 3, anything else -> 3 ("internal error").
+/// Runs `body`, turning exceptions into one line on stderr and the documented exit code:
+/// UsageError -> 2 ("error: --block: ..."), CudaError/NoDeviceError -> 3, anything else -> 3
+/// ("internal error").
 int guarded_main(const std::function<int()>& body);
 
 /// Adds --section: a comma-separated list, each item one of `known` (the chapter's sections).
@@ -117,8 +119,11 @@ bool section_wanted(const std::vector<std::string>& sections, const std::string&
 /// Adds --profile-help ("print the Nsight Compute (ncu) commands for `what`, and exit").
 CLI::Option* add_profile_help_flag(CLI::App& app, bool& flag, const std::string& what);
 
-/// Parses the command line (help -> exit 0; a parse error -> its message, exit 2) and then runs
-/// `body` under guarded_main.
+/// Parses the command line (help -> exit 0) and then runs `body` under guarded_main. Every usage
+/// error, CLI11's or a UsageError from `body`, is one line on stderr and exit 2, in one form:
+/// "error: <option>: <what is wrong>", the option named as the user typed it (--section where
+/// it is another name of --stage), e.g. "error: --section: warp is not one of indices, add,
+/// errors, timing, stencil (see --help)".
 int run_program(CLI::App& app, int argc, char** argv, const std::function<int()>& body);
 
 }  // namespace cudatutorial

@@ -75,7 +75,8 @@ std::string nvidia_driver_release();
 
 /// What a student should read when no GPU can be used, for the CUDA error `code` that said so
 /// (cudaErrorNoDevice, cudaErrorInsufficientDriver): no GPU, no driver, or a driver older than
-/// this program's CUDA runtime, in plain words, and what still runs without a GPU.
+/// this program's CUDA runtime, in plain words, on one line: where to find a GPU (the README's
+/// "Your machine") and what still runs without one.
 std::string no_device_message(int code);
 
 /// Reads the properties of device `device`. Throws NoDeviceError when there is no CUDA device and

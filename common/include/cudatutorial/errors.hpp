@@ -3,7 +3,9 @@
 /// no CUDA headers). CUDA's own errors are in check.hpp.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
+#include <string>
 
 namespace cudatutorial {
 
@@ -21,9 +23,29 @@ constexpr int to_int(ExitCode code) {
 }
 
 /// Bad user input (an option out of range, an unreadable file...). Maps to ExitCode::kBadUsage.
+///
+/// A problem with one option names it: UsageError("--block", "48 is not a power of two") has the
+/// what() "--block: 48 is not a power of two", and run_program (cli.hpp) prints the option as the
+/// user typed it (--section where --section is another name of --stage).
 class UsageError : public std::runtime_error {
   public:
-    using std::runtime_error::runtime_error;
+    /// A problem not tied to one option ("GPU 3 is listed twice").
+    explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+    /// A problem with the option `option` (its name with the dashes: "--block").
+    UsageError(const std::string& option, const std::string& problem)
+        : std::runtime_error(option + ": " + problem), option_length_(option.size()) {}
+
+    /// The option the problem is about, or "" when it is not about one.
+    std::string option() const { return std::string(what(), option_length_); }
+    /// The message without the option's name (the whole message when it names none).
+    std::string problem() const {
+        return option_length_ == 0 ? std::string(what()) : std::string(what() + option_length_ + 2);
+    }
+
+  private:
+    // The option's length at the start of what(): the one message is the only string held, so
+    // that copying the exception cannot throw.
+    std::size_t option_length_ = 0;
 };
 
 }  // namespace cudatutorial

@@ -93,7 +93,7 @@ std::vector<const Stage*> select_stages(const std::vector<Stage>& registry,
             for (const Stage& stage : registry) {
                 ids += (ids.empty() ? "" : ", ") + stage.id;
             }
-            throw UsageError(option + " '" + text + "' is not a stage (ids: " + ids +
+            throw UsageError(option, "'" + text + "' is not a stage (ids: " + ids +
                              ", a stage's name, all, or list)");
         }
     }

@@ -122,17 +122,15 @@ std::string no_device_message(int code) {
                ", but this program was built with CUDA " + cuda_version_string(runtime) +
                ": install a newer NVIDIA driver, or build with an older CUDA toolkit.";
     }
+    // One line: where to find a GPU (the top README's "Your machine" covers hosted ones), then
+    // what runs without one.
     const std::string what =
-        driver == 0 ? "no NVIDIA GPU or driver was found: this program needs an NVIDIA GPU and "
-                      "its driver."
-                    : "no NVIDIA GPU was found (an NVIDIA driver is installed, but it sees no "
-                      "GPU): this program needs one.";
+        driver == 0 ? "no NVIDIA GPU or driver was found"
+                    : "no NVIDIA GPU was found (a driver is installed, but it sees no GPU)";
     return what +
-           "\nWithout a GPU you can still run: any chapter's --stage list (its stages and "
-           "their ideas), execution_model --section warps (the warp layout, "
-           "worked out on the CPU), the --profile-help of chapters 1 and 2, any chapter's "
-           "--help, make test (its CPU tests; the GPU tests are reported as skipped) and make "
-           "docs.";
+           ": see \"Your machine\" in README.md for a hosted GPU (without one, any chapter's "
+           "--help and --stage list, execution_model --section warps, the --profile-help of "
+           "chapters 1 and 2, make test's CPU tests and make docs still run)";
 }
 
 double device_bandwidth_gbs(int device) {
@@ -149,9 +147,9 @@ DeviceInfo query_device(int device) {
         throw NoDeviceError(code, no_device_message(code));
     }
     if (device < 0 || device >= count) {
-        throw UsageError("--device " + std::to_string(device) +
-                         " does not exist: this machine has " + std::to_string(count) +
-                         " CUDA device(s), numbered 0.." + std::to_string(count - 1));
+        throw UsageError("--device", std::to_string(device) + " does not exist: this machine has " +
+                                         std::to_string(count) + " CUDA device(s), numbered 0.." +
+                                         std::to_string(count - 1));
     }
     cudaDeviceProp prop{};
     CT_CHECK(cudaGetDeviceProperties(&prop, device));

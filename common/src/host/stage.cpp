@@ -83,7 +83,7 @@ void require_known_stages(const std::vector<StageGroup>& registries,
             });
         });
         if (!known) {
-            throw UsageError(option + " '" + text + "' is not a stage (ids: " + ids +
+            throw UsageError(option, "'" + text + "' is not a stage (ids: " + ids +
                              ", a stage's name, all, or list)");
         }
     }
