@@ -47,8 +47,16 @@ all: build
 # Configures (with the preset PRESET, into BUILD_DIR) on the first build or after a configure
 # that failed (no build files were generated), and again whenever CMAKE_ARGS or PRESET is given or
 # BUILD_TYPE differs from the cached one (so that `make CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=86`
-# takes effect).
+# takes effect). First, that the build folder (or the nearest folder above it that exists) can be
+# written: otherwise CMake stops with a message about its own internal folders.
 configure:
+	@dir="$(BUILD_DIR)"; while [ ! -e "$$dir" ]; do dir=$$(dirname "$$dir"); done; \
+	if [ ! -d "$$dir" ]; then why="is not a folder"; \
+	elif [ ! -w "$$dir" ] || [ ! -x "$$dir" ]; then why="is not writable"; else why=; fi; \
+	if [ -n "$$why" ]; then \
+	  echo "error: build folder $(BUILD_DIR) $$why (BUILD_DIR=<another folder> to build elsewhere)" >&2; \
+	  exit 2; \
+	fi
 	@if [ ! -f $(BUILD_DIR)/CMakeFiles/TargetDirectories.txt ] || [ -n "$(CMAKE_ARGS)" ] || \
 	    [ "$(origin PRESET)" != file ] || \
 	    ! grep -q "^CMAKE_BUILD_TYPE:STRING=$(BUILD_TYPE)$$" $(BUILD_DIR)/CMakeCache.txt; then \
