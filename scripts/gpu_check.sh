@@ -1,7 +1,7 @@
 #!/bin/sh
 # make run and make bench: is there a GPU the chapters can use? Asks one chapter once (its device
 # query: execution_model --section query), so that a machine without a GPU shows the chapters'
-# own two-line message once, instead of once per chapter or bench case.
+# own one-line message once, instead of once per chapter or bench case.
 #   scripts/gpu_check.sh [build-dir]     DEVICE=<n> asks about that GPU
 # Exit 0: a GPU answered (or the chapter is not built, and each chapter will speak for itself);
 # 3: no usable GPU or driver, the message on stderr.

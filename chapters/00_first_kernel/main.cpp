@@ -388,9 +388,9 @@ int run(const Options& o) {
     const bool stencil = wanted(o, selection, "stencil") && !selection.stencil.empty();
     const bool managed = wanted(o, selection, "managed");
     if (managed && o.common.batch > 1) {
-        throw ct::UsageError(
-            "--batch: does not apply to --section managed: each of its samples "
-            "must start from inputs the host has just written");
+        throw ct::UsageError("--batch",
+                             "does not apply to --section managed: each of its samples must "
+                             "start from inputs the host has just written");
     }
 
     // 2. The device, and whether the arrays fit.
