@@ -3,10 +3,15 @@
 # the CUDAARCHS environment variable always wins. Otherwise: "native" when nvidia-smi sees a GPU
 # now, else a fixed list of real architectures (CUDA 13 supports nothing older than 7.5) plus PTX
 # for the newest, so that the binaries also run (JIT-compiled) on GPUs newer than the list.
+# The list is short on purpose, because every kernel is compiled once per entry: a cubin runs on
+# every GPU of its major version with the same or a higher minor one, so sm_80 also serves 8.6
+# (RTX 30, A10) and 8.9 (RTX 40, L4), and no kernel has a code path of its own for 8.6 or 8.9
+# (the `__CUDA_ARCH__` checks are < 800 and >= 900). 7.5: T4, RTX 20; 8.0: A100; 9.0: H100, H200;
+# newer GPUs JIT-compile the compute_90 PTX. A GPU visible at configure time gets its own (native).
 # CUDA_TUTORIAL_DETECT_ARCHITECTURES=OFF (the ci preset of CMakePresets.json) skips the detection
 # and builds the fallback list wherever it runs: the list is kept here only.
 # Sets CUDA_TUTORIAL_ARCHITECTURES_REASON (why, for the status line printed after project()).
-set(CUDA_TUTORIAL_FALLBACK_ARCHITECTURES "75-real;80-real;86-real;89-real;90"
+set(CUDA_TUTORIAL_FALLBACK_ARCHITECTURES "75-real;80-real;90"
     CACHE STRING "Architectures used when no GPU is visible at configure time")
 option(CUDA_TUTORIAL_DETECT_ARCHITECTURES
        "Build for the visible GPU (native) when there is one; OFF: always the fallback list" ON)
