@@ -552,6 +552,29 @@ def gpu_present() -> bool:
     return gpu_count() > 0
 
 
+def gpu_architectures() -> List[str]:
+    """The visible GPUs' own architectures for CMake ("86-real": compute capability 8.6), in
+    device order without repeats; empty when the driver does not load or sees no device."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return []
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return []
+    found: List[str] = []
+    for ordinal in range(count.value):
+        device, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+        if (cuda.cuDeviceGet(ctypes.byref(device), ordinal) != 0
+                or cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, device) != 0  # ..._MAJOR
+                or cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, device) != 0):  # ..._MINOR
+            return []
+        architecture = f"{major.value}{minor.value}-real"
+        if architecture not in found:
+            found.append(architecture)
+    return found
+
+
 def missing_gpus(grader: "Grader", count: Optional[int] = None) -> str:
     """Why this machine cannot run `grader`'s checks ('' when it can): fewer GPUs than it needs."""
     count = gpu_count() if count is None else count
@@ -644,10 +667,30 @@ def cache_value(build_dir: pathlib.Path, name: str) -> Optional[str]:
     return None
 
 
+def exercise_architectures(reference_build: str, cmake_args: List[str],
+                           gpus: Optional[List[str]] = None) -> Optional[str]:
+    """The GPU architectures the exercise's build compiles for: the visible GPUs' own (one, on a
+    machine with one GPU); without a GPU, the main build's list (the checks cannot run, so
+    compiling as `make` did is enough). None: a --cmake-arg names them, or there is neither a GPU
+    nor a main build, and cmake/Architectures.cmake chooses as it does for the main build."""
+    if any("CMAKE_CUDA_ARCHITECTURES" in arg for arg in cmake_args):
+        return None
+    gpus = gpu_architectures() if gpus is None else gpus
+    if gpus:
+        return ";".join(gpus)
+    if reference_build:
+        main = cache_value(pathlib.Path(reference_build).resolve(), "CMAKE_CUDA_ARCHITECTURES")
+        if main and main != "native":  # native needs a GPU at configure time
+            return main
+    return None
+
+
 def build_with(exercise: Exercise, source: pathlib.Path, build_dir: pathlib.Path,
-               cmake_args: List[str], jobs: int, log, target: str = "") -> Tuple[bool, str]:
+               cmake_args: List[str], jobs: int, log, target: str = "",
+               architectures: Optional[str] = None) -> Tuple[bool, str]:
     """Configures build_dir so that the chapter compiles `source` in place of the stage file and
-    builds `target` (default: the chapter's executable). The file is copied into the build folder first (only when
+    builds `target` (default: the chapter's executable) only, for `architectures` when given
+    (exercise_architectures()). The file is copied into the build folder first (only when
     it changed), so that grading another file of the same exercise recompiles one file and does
     not reconfigure. Returns (built, compiler output with the copy's path shown as `source`)."""
     staging = build_dir / "exercise-source" / pathlib.Path(exercise.file).name
@@ -657,6 +700,8 @@ def build_with(exercise: Exercise, source: pathlib.Path, build_dir: pathlib.Path
     wanted = {"CUDA_TUTORIAL_EXERCISE_STAGE": exercise.file,
               "CUDA_TUTORIAL_EXERCISE_SOURCE": str(staging),
               "CUDA_TUTORIAL_BUILD_TESTS": "OFF"}
+    if architectures:
+        wanted["CMAKE_CUDA_ARCHITECTURES"] = architectures
     output = ""
     if cmake_args or any(cache_value(build_dir, k) != v for k, v in wanted.items()):
         command = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release"]
@@ -727,8 +772,9 @@ def grade(exercise: Exercise, source: pathlib.Path, args, out=sys.stdout) -> int
     grader = GRADERS[exercise.grader](exercise.stage)
     build_dir = pathlib.Path(args.build_dir).resolve()
     print(f"== exercise {exercise.id}: {display(source)} in place of {exercise.file}", file=out)
+    architectures = exercise_architectures(args.reference_build, args.cmake_arg or [])
     built, output = build_with(exercise, source, build_dir, args.cmake_arg or [], args.jobs, out,
-                               grader.executable)
+                               grader.executable, architectures)
     if not built:
         print("BUILD FAILED: your file does not compile (or the build failed):", file=out)
         print(compiler_errors(output), file=out)
