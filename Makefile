@@ -157,7 +157,9 @@ sanitize: build
 
 # Exercises (docs/exercises.md): the first run copies the skeleton to exercises/student/ (never
 # over a file that is there); each run builds the chapter with that file in place of the stage
-# (in build-exercise/) and, on a GPU, runs the stage's checks. SANITIZE=1 adds compute-sanitizer.
+# (in build-exercise/: only that chapter, for this machine's GPU, or without one for the
+# architectures of $(BUILD_DIR)) and, on a GPU, runs the stage's checks. SANITIZE=1 adds
+# compute-sanitizer.
 .PHONY: exercise exercise-list
 # The grader's exit code (docs/exercises.md) is said on the last line when it is not 0; GNU make
 # then reports "Error <code>" and itself exits with 2, whatever the code was.
