@@ -11,8 +11,11 @@ PRESET      ?= default
 # The presets ask for Ninja; without it, CMake's Makefiles.
 GENERATOR   := $(if $(shell command -v ninja 2>/dev/null),,-G "Unix Makefiles")
 CTEST       := ctest --test-dir $(BUILD_DIR) --output-on-failure
-# A Python that has matplotlib, for the plots (Debian's python3-matplotlib lives in /usr/bin/python3).
-PLOT_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
+# A Python that has matplotlib, for the plots: first one with the version the committed figures are
+# drawn with (Debian bookworm's python3-matplotlib 3.6.3, /usr/bin/python3), else any; another
+# version draws into build folders only (scripts/plot_results.py refuses docs/results/ unless FORCE=1).
+PLOT_PYTHON ?= $(shell for p in /usr/bin/python3 python3; do $$p -c 'import sys, matplotlib; sys.exit(matplotlib.__version__ != "3.6.3")' 2>/dev/null && echo $$p && exit; done; \
+                 for p in python3 /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && echo $$p && break; done)
 RESULTS     ?= docs/results
 # Where `make plots` and `make compare` write unless OUT= says otherwise: a build folder, so that
 # the committed figures under $(RESULTS) change only when asked (OUT=$(RESULTS) for plots,
@@ -26,12 +29,12 @@ DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev do
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
 .PHONY: all build configure test test-cpu test-quick test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
-        docs-tables plots compare bench sanitize profile clean deps format help
+        docs-tables plots compare pack bench sanitize profile clean deps format help
 
 # CMake 3.24 or newer, checked before anything reads CMakePresets.json (an older CMake stops
 # there with a parse error, before CMakeLists.txt can say what to do), and only for the targets
 # that run CMake: `make deps`, `make help` and the like work with any CMake.
-NO_CMAKE_GOALS := help deps clean format exercise-list docs-tables plots compare
+NO_CMAKE_GOALS := help deps clean format exercise-list docs-tables plots compare pack
 ifneq ($(filter-out $(NO_CMAKE_GOALS),$(or $(MAKECMDGOALS),all)),)
 CMAKE_FOUND := $(shell cmake --version 2>/dev/null | sed -n 's/^cmake version \([0-9]*\.[0-9]*\).*/\1/p')
 ifeq ($(CMAKE_FOUND),)
@@ -125,25 +128,33 @@ docs-tables:
 # One folder per GPU under $(RESULTS); a folder without result JSON (nothing measured yet, or
 # compare/ and history/) is passed over. Each folder's figures go to $(PLOTS_OUT)/<gpu>/;
 # `make plots OUT=$(RESULTS)` writes them beside their JSON: the committed figures, regenerated on
-# purpose. The files are reproducible: unchanged results give unchanged files.
+# purpose, with the pinned matplotlib only (FORCE=1 overrides). The files are reproducible:
+# unchanged results and versions give unchanged files.
 plots:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
 	@out="$(or $(OUT),$(PLOTS_OUT))"; for dir in $(RESULTS)/*/; do \
 	  name=$$(basename $$dir); \
 	  case "$$name" in compare|history) continue;; esac; \
 	  if ls $$dir*.json >/dev/null 2>&1; then \
-	    $(PLOT_PYTHON) scripts/plot_results.py plot $$dir --out "$$out/$$name" >/dev/null || exit $$?; \
+	    $(PLOT_PYTHON) scripts/plot_results.py plot $$dir --out "$$out/$$name" $(if $(FORCE),--force,) >/dev/null || exit $$?; \
 	    echo "$$dir -> $$out/$$name/"; \
 	  else echo "$$dir: no result JSON, skipped"; fi; \
 	done
 
-# The comparison (Markdown tables, figures, class.html: one page to open and project) goes to
-# $(COMPARE_OUT)/; the committed one is regenerated with OUT=$(RESULTS)/compare.
+# The comparison (Markdown tables, figures, class.html: one page to open and project, the summary
+# first) goes to $(COMPARE_OUT)/; the committed one is regenerated with OUT=$(RESULTS)/compare.
+# GPUS: any number of results folders or `make pack` archives; one column per GPU kind.
 compare:
 	@test -n "$(PLOT_PYTHON)" || { echo "matplotlib not found: make deps"; exit 2; }
-	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b" [OUT=dir, default $(COMPARE_OUT); the committed one: OUT=$(RESULTS)/compare]'; exit 2; }
-	$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(COMPARE_OUT)) >/dev/null
+	@test -n "$(GPUS)" || { echo 'usage: make compare GPUS="$(RESULTS)/a $(RESULTS)/b archive.tar.gz ..." [OUT=dir, default $(COMPARE_OUT); the committed one: OUT=$(RESULTS)/compare]'; exit 2; }
+	@$(PLOT_PYTHON) scripts/plot_results.py compare $(GPUS) --out $(or $(OUT),$(COMPARE_OUT)) $(if $(FORCE),--force,) >/dev/null
 	@echo "open $(or $(OUT),$(COMPARE_OUT))/class.html"
+
+# A student's `make bench` folder as one archive to hand in, <gpu-slug>_<name>_<date>.tar.gz in
+# $(BUILD_DIR)/ (OUT=dir elsewhere): RESULTS_DIR= the folder (default: this machine's GPU's folder
+# under $(RESULTS)), NAME= the student (default: the host name).
+pack:
+	@python3 scripts/plot_results.py pack $(RESULTS_DIR) --root $(RESULTS) $(if $(NAME),--name "$(NAME)",) --out $(or $(OUT),$(BUILD_DIR))
 
 bench: build
 	scripts/bench.sh $(BUILD_DIR) $(RESULTS)
@@ -207,6 +218,7 @@ help:
 	@echo "make plots OUT=$(RESULTS)   regenerate the committed figures beside their JSON"
 	@echo "make compare GPUS=\"$(RESULTS)/a $(RESULTS)/b\"   the same stages on several GPUs: tables, figures, class.html -> $(COMPARE_OUT)/"
 	@echo "make compare GPUS=\"...\" OUT=$(RESULTS)/compare   regenerate the committed comparison"
+	@echo "make pack [NAME=you] [RESULTS_DIR=$(RESULTS)/<gpu>]   your make bench folder as one archive to hand in -> $(BUILD_DIR)/"
 	@echo "make sanitize      the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck, initcheck)"
 	@echo "make profile CHAPTER=reduction   Nsight Compute metrics (the textbook's nvprof ones) as a table"
 	@echo "make exercise CHAPTER=reduction STAGE=3 [SANITIZE=1]   write a stage yourself: skeleton in exercises/student/, graded on the GPU"
