@@ -86,9 +86,10 @@ def clocks_line(doc):
             f"timing, throttling: {clocks['throttle']}")
 
 
-def comparison_cells(docs, gpus, judge=versus, mark=False):
+def comparison_cells(docs, gpus, judge=versus, mark=False, worded=False):
     """(header, [[cell]]) of the comparison of one results file on several GPUs; `mark` adds a
-    star to the time of each GPU's fastest correct stage."""
+    star to the time of each GPU's fastest correct stage, `worded` writes × baseline as the
+    figures and the class page do ('0.023× CUB'; the chapters' tables keep the bare ratio)."""
     ids, names = [], {}
     for doc in docs:
         for row in doc["rows"]:
@@ -117,18 +118,20 @@ def comparison_cells(docs, gpus, judge=versus, mark=False):
             if has_peak:
                 cells.append(f"{pct:.1f}" if pct is not None else "–")
             if has_baseline:
-                cells.append(f"{base:.2f}" if base is not None else "–")
+                words = base_words(docs[index]) or "baseline"
+                cells.append("–" if base is None else ratio_words(base, words) if worded
+                             else f"{base:.2f}")
             if index > 0:
                 cells.append(judge(rows[0], row))
         body.append(cells)
     return header, body
 
 
-def comparison_table(stem, docs, judge=versus, mark=False):
+def comparison_table(stem, docs, judge=versus, mark=False, worded=False):
     """Markdown: one row per kernel id; per GPU (or run) the median ms, % of its own peak and the
     ratio to the baseline measured in the same run; for every GPU after the first, how it
     compares with the first, marked within noise or not (see versus)."""
-    header, body = comparison_cells(docs, gpu_labels(docs), judge, mark)
+    header, body = comparison_cells(docs, gpu_labels(docs), judge, mark, worded)
     lines = [f"### {stem}", ""] + [clocks_line(doc) for doc in docs] + [
         "", "| " + " | ".join(header) + " |", "|" + "|".join(["--"] * len(header)) + "|"]
     for cells in body:
@@ -346,7 +349,7 @@ def write_comparison(out_dir, kinds, shared, docs_by_stem, first):
     for stem in [s for s in first if s in shared]:
         markdown.append(comparison_table(stem, docs_by_stem[stem],
                                          judge=lambda a, b: verdict_words(verdict(a, b)),
-                                         mark=True))
+                                         mark=True, worded=True))
     (out_dir / "comparison.md").write_text("\n".join(markdown), encoding="utf-8")
     print(out_dir / "comparison.md")
     from . import classpage  # it reads this module's verdicts
