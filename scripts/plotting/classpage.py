@@ -22,7 +22,8 @@ p.lead { margin: 0.3em 0 0.6em; font-size: 0.9em; color: #333; }
 margin: 0.5em 0; font-weight: bold; }
 nav > ol { columns: 2; font-size: 0.85em; } nav ol ol { font-size: 0.9em; }
 figure { margin: 1em 0; } figure svg { display: block; width: 100%; height: auto;
-border: 1px solid #ddd; } figcaption { font-size: 0.8em; color: #555; }
+border: 1px solid #ddd; } figure svg * { stroke-linejoin: round; stroke-linecap: butt; }
+figcaption { font-size: 0.8em; color: #555; }
 table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td.name, th.name { text-align: left; }
@@ -68,6 +69,8 @@ def inline_svg(path, index, title):
     text = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"',
                   lambda m: f'<svg {m.group(1)}role="img" aria-label="{esc(title)}"', text,
                   count=1)
+    # matplotlib's one style rule (round joins, butt caps) would apply to the whole page: the
+    # page's CSS gives it to the figures alone.
     text = re.sub(r"<style[^>]*>.*?</style>", "", text, count=1, flags=re.S)
     return re.sub(r"\n\s*", "\n", text.strip())
 
