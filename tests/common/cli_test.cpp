@@ -319,6 +319,30 @@ TEST(RunProgram, AChaptersUsageErrorNamesTheOptionAsTyped) {
     EXPECT_EQ(line.stderr_text, "error: GPU 3 is listed twice\n");
 }
 
+// CLI11 2.2 and newer word a range as "Value 0 not in range [1 - 100000]" (2.1: "... 1 to
+// 100000"): both read the same. A validator that says it the newer way stands in for that CLI11.
+TEST(RunProgram, BothCli11WordingsOfARangeReadTheSame) {
+    for (const char* said : {"Value 0 not in range [1 - 100000]", "Value 0 not in range 1 to 100000"}) {
+        CLI::App app{"test"};
+        int reps = 1;
+        const std::string wording = said;
+        app.add_option("--reps", reps)
+            ->check(CLI::Validator([wording](std::string&) { return wording; }, "INT"));
+        std::vector<std::string> args = {"test", "--reps", "0"};
+        std::vector<char*> argv;
+        for (auto& arg : args) {
+            argv.push_back(arg.data());
+        }
+        testing::internal::CaptureStderr();
+        const int code = ct::run_program(app, static_cast<int>(argv.size()), argv.data(),
+                                         [] { return 0; });
+        EXPECT_EQ(code, 2);
+        EXPECT_EQ(testing::internal::GetCapturedStderr(),
+                  "error: --reps: 0 is out of range: it must be from 1 to 100000\n")
+            << said;
+    }
+}
+
 // --csv/--json/--markdown: a folder that does not exist and one that cannot be written are told
 // apart, before any GPU work.
 TEST(RunProgram, AnOutputFileSaysWhyItCannotBeWritten) {

@@ -367,19 +367,28 @@ std::string reword_value_problem(const std::string& problem, const CLI::Option* 
         }
         return problem.substr(0, not_in) + " is not one of " + listed + " (see --help)";
     }
-    // CLI::Range: "Value 0 not in range 1 to 100000", "Value abc could not be converted"
+    // CLI::Range: "Value 0 not in range 1 to 100000" (CLI11 2.1), "Value 0 not in range
+    // [1 - 100000]" (CLI11 2.2 and newer); "Value abc could not be converted"
     if (starts_with(problem, "Value ")) {
         const std::size_t range = problem.find(" not in range ");
-        const std::size_t to = problem.find(" to ", range == std::string::npos ? 0 : range);
-        if (range != std::string::npos && to != std::string::npos) {
-            // CLI::Range says "not in range" of a value that is no number at all, too.
-            const std::string value = problem.substr(6, range - 6);
-            if (!is_number_for(value, option)) {
-                return "'" + value + "' is not " + expected_value(option);
+        if (range != std::string::npos) {
+            std::string bounds = problem.substr(range + 14);
+            std::string separator = " to ";
+            if (bounds.size() > 2 && bounds.front() == '[' && bounds.back() == ']') {
+                bounds = bounds.substr(1, bounds.size() - 2);
+                separator = " - ";
             }
-            return value + " is out of range: it must be from " +
-                   plain_number(problem.substr(range + 14, to - range - 14)) + " to " +
-                   plain_number(problem.substr(to + 4));
+            const std::size_t to = bounds.find(separator);
+            if (to != std::string::npos) {
+                // CLI::Range says "not in range" of a value that is no number at all, too.
+                const std::string value = problem.substr(6, range - 6);
+                if (!is_number_for(value, option)) {
+                    return "'" + value + "' is not " + expected_value(option);
+                }
+                return value + " is out of range: it must be from " +
+                       plain_number(bounds.substr(0, to)) + " to " +
+                       plain_number(bounds.substr(to + separator.size()));
+            }
         }
         const std::size_t converted = problem.find(" could not be converted");
         if (converted != std::string::npos) {
