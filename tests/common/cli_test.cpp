@@ -320,9 +320,12 @@ TEST(RunProgram, AChaptersUsageErrorNamesTheOptionAsTyped) {
 }
 
 // CLI11 2.2 and newer word a range as "Value 0 not in range [1 - 100000]" (2.1: "... 1 to
-// 100000"): both read the same. A validator that says it the newer way stands in for that CLI11.
+// 100000"), and print a double bound in a stream's default form ("1e+05"): all read the same. A
+// validator that says it the newer way stands in for that CLI11.
 TEST(RunProgram, BothCli11WordingsOfARangeReadTheSame) {
-    for (const char* said : {"Value 0 not in range [1 - 100000]", "Value 0 not in range 1 to 100000"}) {
+    for (const char* said :
+         {"Value 0 not in range [1 - 100000]", "Value 0 not in range 1 to 100000",
+          "Value 0 not in range [1 - 100000.000000]", "Value 0 not in range [1 - 1e+05]"}) {
         CLI::App app{"test"};
         int reps = 1;
         const std::string wording = said;

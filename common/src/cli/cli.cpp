@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -319,6 +320,15 @@ void print_usage_error(const std::string& option, const std::string& problem) {
 
 // A bound as CLI::Range prints it (std::to_string), without a fraction of zeros: "1.000000" -> "1".
 std::string plain_number(std::string text) {
+    // A stream's default form of a large double, as newer CLI11 prints a range's bounds: "1e+06".
+    if (text.find_first_of("eE") != std::string::npos) {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() + text.size() && std::isfinite(value) &&
+            value == std::floor(value) && std::fabs(value) < 1e15) {
+            return std::to_string(static_cast<long long>(value));
+        }
+    }
     if (text.find('.') != std::string::npos) {
         text.erase(text.find_last_not_of('0') + 1);
         if (text.back() == '.') {
