@@ -1,5 +1,6 @@
-"""Tests of the figures of scripts/plot_results.py (run by ctest as docs.plots_unit_tests with the
-other test_plots*.py files): every figure of the committed results drawn as a class will see it.
+"""Tests of the figures of scripts/plot_results.py (run by ctest as docs.plots_figures; its
+siblings test_plots_*.py as docs.plots_classpage and docs.plots_reproducible): every figure of
+the committed results drawn as a class will see it.
 
 Each figure must be 1600 pixels wide and 900 tall (taller only where a long table of several GPUs
 needs it); every text at least 14 pixels tall when the figure
