@@ -33,6 +33,15 @@ std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t byt
     return {};
 }
 
+std::string round_trip_only_note(const AllReduceStage& stage) {
+    if (stage.make_resident == nullptr) {
+        return {};
+    }
+    return "stage " + stage.id +
+           " is timed in the round-trip table only (--section roundtrip): its kernel stays "
+           "resident, with no launch per call for CUDA events to bracket";
+}
+
 void add_note_once(std::vector<std::string>& notes, const std::string& note) {
     if (std::find(notes.begin(), notes.end(), note) == notes.end()) {
         notes.push_back(note);

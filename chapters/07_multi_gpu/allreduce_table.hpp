@@ -33,6 +33,10 @@ cudatutorial::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t
 std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t bytes, int gpus,
                                   bool team_form);
 
+/// For a stage that runs only in the round-trip section (stage 10, resident), the note that
+/// says so in the event-timed tables; empty for every other stage.
+std::string round_trip_only_note(const AllReduceStage& stage);
+
 /// Appends `note` unless `notes` already holds it: a stage skipped at every size is said once.
 void add_note_once(std::vector<std::string>& notes, const std::string& note);
 

@@ -300,6 +300,27 @@ using MakeTeamAllReducer = std::unique_ptr<TeamAllReducer> (*)(
     PeerTeam& team, const std::vector<const float*>& send, const std::vector<float*>& recv,
     std::size_t n);
 
+/// An all-reduce as a caller that waits for each result sees it: call() hands the request to the
+/// GPUs and returns once the result is in every local GPU's output and usable by the host. For a
+/// launched stage, its run() and a synchronize of every local stream; for a kernel that stays
+/// resident (stage 10), a doorbell and a completion flag. Timed on the host (round-trip section).
+class RoundTripAllReducer {
+  public:
+    virtual ~RoundTripAllReducer() = default;
+    /// One all-reduce, from the request to the result.
+    virtual void call() = 0;
+    /// Ends what still runs on the GPUs (a resident kernel), so that the buffers may be freed.
+    /// Every rank must call it (it may wait for the peers); later calls do nothing.
+    virtual void finish() {}
+    /// A remark for the table's notes, or empty.
+    virtual std::string remark() const { return {}; }
+};
+
+/// Makes a RoundTripAllReducer over buffers of n floats, as MakeTeamAllReducer. Collective.
+using MakeRoundTripAllReducer = std::unique_ptr<RoundTripAllReducer> (*)(
+    PeerTeam& team, const std::vector<const float*>& send, const std::vector<float*>& recv,
+    std::size_t n);
+
 /// Whether a stage is a step of the progression or the library it is measured against.
 using Role = cudatutorial::StageRole;
 
@@ -317,6 +338,10 @@ struct AllReduceStage : cudatutorial::StageDescriptor {
     std::uint64_t max_bytes = 0;
     /// Why it stops there.
     const char* why_max_bytes = "";
+    /// Stage 10: a kernel that stays resident and takes its calls from a doorbell. It has no
+    /// launch per call for CUDA events to bracket, so it runs only in the round-trip section,
+    /// timed on the host; `make` and `make_team` are null.
+    MakeRoundTripAllReducer make_resident = nullptr;
 };
 
 /// Stages 4 and 5 (one-shot) run up to this size: every GPU receives all G - 1 inputs whole and
@@ -378,6 +403,15 @@ std::unique_ptr<TeamAllReducer> make_size_rule_pdl(PeerTeam& team,
                                                    const std::vector<const float*>& send,
                                                    const std::vector<float*>& recv,
                                                    std::size_t n);
+/// Stage 10 runs up to this size: its kernel holds its blocks, and the SMs they sit on, for as
+/// long as it lives; past a few hundred KiB the launch it saves is a small part of the call.
+inline constexpr std::uint64_t kPersistentMaxBytes = std::uint64_t{256} << 10;
+/// Stage 10: stage 5's all-reduce in a kernel that stays resident on every GPU and takes its
+/// calls from a doorbell in mapped host memory (allreduce/stage10_persistent.cu).
+std::unique_ptr<RoundTripAllReducer> make_persistent(PeerTeam& team,
+                                                     const std::vector<const float*>& send,
+                                                     const std::vector<float*>& recv,
+                                                     std::size_t n);
 /// The baseline: ncclAllReduce (allreduce/nccl_allreduce.cpp); throws without NCCL.
 std::unique_ptr<TeamAllReducer> make_nccl_allreduce(PeerTeam& team,
                                                     const std::vector<const float*>& send,

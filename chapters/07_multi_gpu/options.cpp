@@ -7,6 +7,7 @@
 #include "multi_gpu.hpp"
 #include "options.hpp"
 #include "reduction.hpp"
+#include "roundtrip.hpp"
 
 namespace ct = cudatutorial;
 
@@ -39,6 +40,10 @@ std::vector<std::uint64_t> Options::message_bytes() const {
     return bytes;
 }
 
+std::vector<std::uint64_t> Options::round_trip_bytes() const {
+    return sizes == Options{}.sizes ? round_trip_default_bytes() : message_bytes();
+}
+
 void Options::validate() const {
     if (std::find(sections.begin(), sections.end(), "list") != sections.end()) {
         throw ct::UsageError("--stage", "list stands alone: it lists the sections");
@@ -49,6 +54,10 @@ void Options::validate() const {
             "--stage",
             "network stands alone: it runs one process per GPU, twice (NVLink, then "
             "sockets)");
+    }
+    if (common.batch > 1 && sections == std::vector<std::string>{"roundtrip"}) {
+        throw ct::UsageError("--batch", "the round-trip section times one call at a time, from "
+                                        "the request to the result");
     }
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
     ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");
@@ -98,7 +107,7 @@ void add_options(CLI::App& app, Options& o) {
     accepted.push_back("list");
     app.add_option("--stage,--section", o.sections,
                    "sections to run, comma-separated (default: all): " + all +
-                       "; or network alone (NCCL between processes over NVLink, then over TCP "
+                       "; roundtrip also with --ranks; or network alone (NCCL between processes over NVLink, then over TCP "
                        "sockets: two machines simulated; --ranks G, default 2); or list (the sections and the all-reduce stages, without a GPU; with "
                        "--json: as JSON)")
         ->delimiter(',')
@@ -145,6 +154,11 @@ int list_sections(const Options& o) {
          ct::StageRole::kProgression},
         {"allreduce", "allreduce",
          "an all-reduce built step by step (the stages below) against NCCL, for each --sizes",
+         ct::StageRole::kProgression},
+        {"roundtrip", "roundtrip",
+         "the all-reduce as a caller who waits sees it, timed on the host one call at a time: "
+         "stage 5 launched, stage 10 resident, NCCL launched (small sizes unless --sizes); also "
+         "with --ranks",
          ct::StageRole::kProgression},
         {"network", "network",
          "not in the default run: NCCL's all-reduce in one process per GPU over NVLink, then "

@@ -14,7 +14,7 @@ namespace multi_gpu {
 /// The sections, in the order they run.
 inline const std::vector<std::string>& section_names() {
     static const std::vector<std::string> names = {"topology", "reduction", "histogram",
-                                                   "allreduce"};
+                                                   "allreduce", "roundtrip"};
     return names;
 }
 
@@ -40,6 +40,8 @@ struct Options {
     /// The --sizes, parsed to bytes; throws UsageError for a size that is not a positive
     /// multiple of 4 bytes.
     std::vector<std::uint64_t> message_bytes() const;
+    /// The round-trip section's sizes: --sizes when given, else round_trip_default_bytes().
+    std::vector<std::uint64_t> round_trip_bytes() const;
     /// Checks everything that needs no GPU (UsageError).
     void validate() const;
     /// The output files of `section`: --csv/--json/--markdown as given when one section runs,
@@ -55,6 +57,10 @@ void add_options(CLI::App& app, Options& options);
 
 /// `--stage list` (or `--section list`): the sections and the all-reduce stages, without a GPU.
 int list_sections(const Options& options);
+
+/// The one-way rate of a peer copy from GPU `from` to GPU `to` (GB/s, 0 if it failed): the
+/// yardstick of the all-reduce tables' "% of link" (topology.hpp's measure_copy, 10 samples).
+double measure_link_gbs(int from, int to, const Options& options);
 
 /// The single-process sections (one host thread drives every GPU). Returns the exit code.
 int run(const Options& options);

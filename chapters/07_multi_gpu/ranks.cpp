@@ -36,6 +36,7 @@
 #include "peer_team.hpp"
 #include "options.hpp"
 #include "reduction.hpp"
+#include "roundtrip.hpp"
 
 namespace ct = cudatutorial;
 
@@ -219,18 +220,30 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     info.set("launched by", env.from_mpirun ? "mpirun" : "--ranks");
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
-    ct::TableRun table(info, o.common);
-    ct::BenchmarkConfig config = o.common.benchmark_config();
-    config.stream = stream;
-    prepare_allreduce_table(table, config);
-
     // A round of the network section (launch_network): NCCL's rows only, handed to the launcher.
     const char* round = std::getenv("CT_NETWORK_ROUND");
     const bool network_round = round != nullptr;
+    // --section roundtrip: the round-trip table only (roundtrip.hpp).
+    const bool round_trip = o.sections == std::vector<std::string>{"roundtrip"};
+    if (round_trip) {
+        info.title = "all-reduce as a caller who waits sees it, one process per GPU (" +
+                     std::to_string(env.ranks) +
+                     " ranks): one call at a time, from the request to the result, timed on the "
+                     "host";
+    }
+    ct::TableRun table(info, o.common);
+    ct::BenchmarkConfig config = o.common.benchmark_config();
+    config.stream = stream;
+    if (round_trip) {
+        config = round_trip_config(config);
+        prepare_round_trip_table(table, config);
+    } else {
+        prepare_allreduce_table(table, config);
+    }
 
     // 1. Sharded reduction: every rank makes the same input (the generator is counter-based),
     // checks the same expected sum, and uploads only its own shard.
-    if (!network_round) {
+    if (!network_round && !round_trip) {
         const std::size_t n = static_cast<std::size_t>(o.n);
         const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
         const int expected = reduction::reference_sum(host);
@@ -284,7 +297,24 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     // (the ranks swap IPC handles), and so is every run.
     RankTeam team(env.rank, env.ranks, device, stream, comm);
     std::vector<std::string> notes;
-    for (std::uint64_t bytes : o.message_bytes()) {
+    // "% of link": the one-way rate of a peer copy between the first two GPUs, measured by rank 0
+    // (which can address GPU 1 on this machine) while the others wait.
+    double link_gbs = 0;
+    if (!network_round && env.rank == 0 && env.ranks > 1 && count > 1) {
+        int can = 0;
+        CT_CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
+        if (can) {
+            link_gbs = measure_link_gbs(0, 1, o);
+            table.info().set("link (GPU 0 -> 1, measured)",
+                             ct::format_fixed(link_gbs, 1) + " GB/s");
+        }
+        ct::select_device(device);
+    }
+    team.barrier();
+    if (round_trip) {
+        add_round_trip_rows(table, team, o.round_trip_bytes(), o.seed, config, link_gbs, notes);
+    }
+    for (std::uint64_t bytes : round_trip ? std::vector<std::uint64_t>{} : o.message_bytes()) {
         const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
         ct::DeviceBuffer<float> send(allreduce_input(o.seed, env.rank, n));
         ct::DeviceBuffer<float> recv(n);
@@ -292,6 +322,10 @@ int run_rank(const RankEnvironment& env, const Options& o) {
         for (const AllReduceStage& stage : allreduce_stages()) {
             if (network_round && stage.role != Role::kBaseline) {
                 continue;  // across machines only NCCL runs (README)
+            }
+            if (const std::string only = round_trip_only_note(stage); !only.empty()) {
+                add_note_once(notes, only);
+                continue;
             }
             if (stage.make_team == nullptr) {
                 add_note_once(notes, "stage " + stage.id +
@@ -321,7 +355,7 @@ int run_rank(const RankEnvironment& env, const Options& o) {
                                                   ": all-reduce result differs from the CPU's");
                 },
                 config);
-            table.add(allreduce_row(stage, bytes, m, env.ranks, 0));
+            table.add(allreduce_row(stage, bytes, m, env.ranks, link_gbs));
             if (!reducer->remark().empty()) {
                 add_note_once(notes, reducer->remark());
             }
@@ -350,7 +384,8 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     if (env.rank == 0 && network_round) {
         write_round_rows(table.table(), round, std::getenv("CT_ROWS_FILE"));
     } else if (env.rank == 0) {
-        std::cout << "== ranks: one process per GPU\n";
+        std::cout << (round_trip ? "== ranks: one process per GPU, round trips\n"
+                                 : "== ranks: one process per GPU\n");
         table.add_note(all ? "every rank verified its results"
                            : "at least one rank's results did not match the CPU (see its output)");
         code = table.finish(all != 0);  // rank 0 alone prints and writes the table
@@ -524,11 +559,13 @@ int launch_network(const Options& o, char** argv) {
 int run_ranks(const Options& o, int, char** argv) {
     const RankEnvironment env = detect_rank();
     const bool network = o.sections == std::vector<std::string>{"network"};
-    if ((env.is_rank || o.ranks > 0) && ((!o.sections.empty() && !network) || o.gpus != 0)) {
+    const bool round_trip = o.sections == std::vector<std::string>{"roundtrip"};
+    if ((env.is_rank || o.ranks > 0) &&
+        ((!o.sections.empty() && !network && !round_trip) || o.gpus != 0)) {
         throw ct::UsageError(o.gpus != 0 ? "--gpus" : "--stage",
                              "does not apply to one process per GPU, which runs the sharded "
                              "reduction and the all-reduce stages, one GPU per rank (--stage "
-                             "network aside)");
+                             "network or roundtrip aside)");
     }
     if (env.is_rank) {
         if (!nccl_available()) {

@@ -16,6 +16,8 @@
 #include "cudatutorial/table_run.hpp"
 #include "allreduce_table.hpp"
 #include "options.hpp"
+#include "peer_team.hpp"
+#include "roundtrip.hpp"
 #include "sharded.hpp"
 #include "topology.hpp"
 
@@ -337,14 +339,7 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
     if (link_gbs <= 0 && G > 1 && gpus.peer_enabled(0, 1)) {
         // The copy rate is the yardstick every row's "% of link" divides by: measured here too
         // when the topology section did not run in this process.
-        ct::BenchmarkConfig quick = o.common.benchmark_config();
-        quick.repetitions = std::min(quick.repetitions, 10);
-        const CopyMeasurement link =
-            measure_copy(devices[0], devices[1], CopyPath::kPeerAccess,
-                         std::min<std::size_t>(o.copy_bytes, std::size_t{1} << 28), quick);
-        if (link.measurement.passed()) {
-            link_gbs = ct::bandwidth_gbs(link.bytes, link.measurement.stats.median_ms);
-        }
+        link_gbs = measure_link_gbs(devices[0], devices[1], o);
     }
     if (link_gbs > 0) {
         info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
@@ -394,6 +389,10 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                               "stage " + stage.id + " skipped: needs peer access between all GPUs");
                 continue;
             }
+            if (const std::string only = round_trip_only_note(stage); !only.empty()) {
+                add_note_once(notes, only);
+                continue;
+            }
             // In one process only the stages without events run in their team form.
             const std::string skip = allreduce_skip_reason(stage, bytes, G, stage.make == nullptr);
             if (!skip.empty()) {
@@ -428,7 +427,49 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
     return finish(table, notes);
 }
 
+// The round-trip section in one process: every GPU driven from this thread, one call at a time.
+bool run_round_trip(const std::vector<int>& devices, const Options& o, double link_gbs) {
+    const GpuSet gpus(devices);
+    ct::RunInfo info = run_info(
+        "all-reduce as a caller who waits sees it: one call at a time, from the request to the "
+        "result, timed on the host",
+        devices, o);
+    info.set("peer access between all pairs", gpus.all_peers_enabled() ? "yes" : "no");
+    if (link_gbs <= 0 && gpus.size() > 1 && gpus.peer_enabled(0, 1)) {
+        link_gbs = measure_link_gbs(devices[0], devices[1], o);
+    }
+    ct::TableRun table(info, o.files_for("roundtrip"));
+    const ct::BenchmarkConfig config = round_trip_config(o.common.benchmark_config());
+    std::vector<std::string> notes;
+    {
+        ct::BenchmarkConfig floor = config;
+        floor.stream = gpus.stream(0);
+        const DeviceGuard guard(gpus.device(0));
+        prepare_round_trip_table(table, floor);
+    }
+    if (gpus.all_peers_enabled()) {
+        OneProcessTeam team(gpus);
+        add_round_trip_rows(table, team, o.round_trip_bytes(), o.seed, config, link_gbs, notes);
+    } else {
+        notes.push_back("no peer access between all GPUs: the round-trip rows need it");
+    }
+    std::cout << "== roundtrip: " << devices.size() << " GPU(s), one call at a time\n";
+    return finish(table, notes);
+}
+
 }  // namespace
+
+double measure_link_gbs(int from, int to, const Options& o) {
+    ct::BenchmarkConfig quick = o.common.benchmark_config();
+    quick.repetitions = std::min(quick.repetitions, 10);
+    quick.calls_per_sample = 1;
+    const CopyMeasurement link =
+        measure_copy(from, to, CopyPath::kPeerAccess,
+                     std::min<std::size_t>(o.copy_bytes, std::size_t{1} << 28), quick);
+    return link.measurement.passed()
+               ? ct::bandwidth_gbs(link.bytes, link.measurement.stats.median_ms)
+               : 0.0;
+}
 
 int run(const Options& o) {
     disable_nvlink_multicast();
@@ -448,6 +489,11 @@ int run(const Options& o) {
     }
     if (o.wants("allreduce")) {
         passed = run_allreduce(devices, o, link_gbs) && passed;
+    }
+    if (o.wants("roundtrip") && o.common.batch > 1) {
+        std::cout << "== roundtrip: not run with --batch (it times one call at a time)\n\n";
+    } else if (o.wants("roundtrip")) {
+        passed = run_round_trip(devices, o, link_gbs) && passed;
     }
     return ct::to_int(passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
 }

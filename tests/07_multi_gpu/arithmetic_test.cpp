@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flag_protocol.hpp"
+#include "allreduce_table.hpp"
 #include "multi_gpu.hpp"
 #include "peer_allreduce.hpp"
 
@@ -188,8 +189,16 @@ TEST(StageList, ProgressionThenBaselineWithUniqueIds) {
         EXPECT_TRUE(ids.insert(s.id).second) << s.id;
         EXPECT_FALSE(s.name.empty());
         EXPECT_FALSE(s.idea.empty());
-        // Some way to make it: in one process (events), on a team (both modes), or both.
-        EXPECT_TRUE(s.make != nullptr || s.make_team != nullptr) << s.id;
+        // Some way to make it: in one process (events), on a team (both modes), or both; or
+        // resident (stage 10, the round-trip section only), and then nothing else.
+        EXPECT_TRUE(s.make != nullptr || s.make_team != nullptr || s.make_resident != nullptr)
+            << s.id;
+        if (s.make_resident != nullptr) {
+            EXPECT_TRUE(s.make == nullptr && s.make_team == nullptr) << s.id;
+            EXPECT_FALSE(mg::round_trip_only_note(s).empty()) << s.id;
+        } else {
+            EXPECT_TRUE(mg::round_trip_only_note(s).empty()) << s.id;
+        }
         EXPECT_EQ(mg::find_allreduce_stage(s.name), &s);
     }
     EXPECT_EQ(stages[0].id, "1");

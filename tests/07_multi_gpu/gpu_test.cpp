@@ -3,15 +3,22 @@
 // has; then the one-process-per-GPU mode. Multi-GPU cases skip with a message below 2 GPUs.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
 #include "multi_gpu.hpp"
+#include "peer_team.hpp"
+#include "persistent_allreduce.hpp"
 #include "process.hpp"
 #include "sharded.hpp"
 
@@ -49,6 +56,9 @@ std::vector<std::size_t> sizes_for(int G) {
 
 void check_allreduce(int G, const mg::AllReduceStage& stage, std::size_t n) {
     SCOPED_TRACE(testing::Message() << "stage " << stage.id << ", G " << G << ", n " << n);
+    if (stage.make_resident != nullptr) {
+        return;  // stage 10: resident, made and tested on its own (PersistentAllReduce below)
+    }
     const mg::GpuSet gpus(first_devices(G));
     if (stage.needs_peer_access && !gpus.all_peers_enabled()) {
         GTEST_SKIP() << "no peer access between all GPUs";
@@ -159,7 +169,9 @@ std::vector<std::size_t> odd_peer_sizes() {
 std::vector<std::string> stage_ids() {
     std::vector<std::string> ids;
     for (const mg::AllReduceStage& stage : mg::allreduce_stages()) {
-        ids.push_back(stage.id);
+        if (stage.make_resident == nullptr) {  // stage 10 has tests of its own (below)
+            ids.push_back(stage.id);
+        }
     }
     return ids;
 }
@@ -293,6 +305,185 @@ TEST(MultiGpuSharded, CombiningNeedsWhatItUses) {
     EXPECT_THROW(mg::GpuSet({ct::cuda_device_count()}), ct::UsageError);
 }
 
+// ---- Stage 10: the resident kernel -----------------------------------------------------------
+
+namespace {
+
+// Stage 10 on the first G GPUs, seven calls, a new input before every call (copied on a stream of
+// the test's own, which does not wait for the resident kernel, and waited for), every call's
+// output read back and checked bit for bit on every GPU: a block that ran ahead into a buffer its
+// peer was still emptying, or a completion published before the output, would show here.
+void check_persistent(int G, std::size_t n) {
+    SCOPED_TRACE(testing::Message() << "stage 10, G " << G << ", n " << n);
+    const mg::GpuSet gpus(first_devices(G));
+    if (!gpus.all_peers_enabled()) {
+        GTEST_SKIP() << "no peer access between all GPUs";
+    }
+    constexpr int kCalls = 7;
+    const std::uint64_t seeds[2] = {31, 32};
+    std::vector<ct::DeviceBuffer<float>> send, recv;
+    std::vector<std::unique_ptr<ct::CudaStream>> copies;
+    std::vector<const float*> send_ptr;
+    std::vector<float*> recv_ptr;
+    for (int g = 0; g < G; ++g) {
+        const mg::DeviceGuard guard(g);
+        send.emplace_back(n);
+        recv.emplace_back(n);
+        recv.back().fill_bytes(0xff);
+        copies.push_back(std::make_unique<ct::CudaStream>(cudaStreamNonBlocking));
+        send_ptr.push_back(send.back().data());
+        recv_ptr.push_back(recv.back().data());
+    }
+    gpus.synchronize_devices();
+    const std::vector<float> expected[2] = {mg::allreduce_expected(seeds[0], G, n),
+                                            mg::allreduce_expected(seeds[1], G, n)};
+    mg::OneProcessTeam team(gpus);
+    mg::PersistentAllReduce stage(team, send_ptr, recv_ptr, n);
+    std::vector<float> got(n);
+    for (int call = 0; call < kCalls; ++call) {
+        for (int g = 0; g < G; ++g) {
+            const mg::DeviceGuard guard(g);
+            const std::vector<float> input = mg::allreduce_input(seeds[call % 2], g, n);
+            CT_CHECK(cudaMemcpyAsync(send[g].data(), input.data(), n * sizeof(float),
+                                     cudaMemcpyHostToDevice, copies[g]->get()));
+            CT_CHECK(cudaStreamSynchronize(copies[g]->get()));
+        }
+        stage.call();
+        for (int g = 0; g < G; ++g) {
+            const mg::DeviceGuard guard(g);
+            CT_CHECK(cudaMemcpyAsync(got.data(), recv[g].data(), n * sizeof(float),
+                                     cudaMemcpyDeviceToHost, copies[g]->get()));
+            CT_CHECK(cudaStreamSynchronize(copies[g]->get()));
+            ASSERT_EQ(std::memcmp(got.data(), expected[call % 2].data(), n * sizeof(float)), 0)
+                << "GPU " << g << ", call " << call;
+        }
+    }
+    stage.finish();
+    for (int g = 0; g < G; ++g) {
+        EXPECT_EQ(stage.state(g), mg::ResidentState::kStopped) << "GPU " << g;
+    }
+}
+
+}  // namespace
+
+TEST(PersistentAllReduce, EveryCallWithANewInputOnOneAndTwoGpus) {
+    CT_REQUIRE_GPUS(1);
+    if (ct::testing::sanitizing()) {
+        GTEST_SKIP() << "a sanitizer may hold the launch until the kernel ends; the queued test "
+                        "runs under it instead";
+    }
+    // 4 B; 7 floats (a tail only); 4100 B; 256 KiB - 12 B (32 blocks, a tail of 1); 256 KiB.
+    for (int G = 1; G <= std::min(ct::cuda_device_count(), 2); ++G) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1025},
+                              std::size_t{65533}, std::size_t{65536}}) {
+            check_persistent(G, n);
+        }
+    }
+}
+
+TEST(PersistentAllReduce, QueuedCallsRunAndStopWithoutTheHost) {
+    CT_REQUIRE_GPU();
+    // The calls and the stop are posted before the launch, so the kernel never waits for the
+    // host: what runs under compute-sanitizer (one GPU there: a tool that holds each launch
+    // until its kernel ends would keep the second GPU's kernel from ever meeting the first).
+    const int most = ct::testing::sanitizing() ? 1 : std::min(ct::cuda_device_count(), 2);
+    for (int G = 1; G <= most; ++G) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{4103}}) {
+            SCOPED_TRACE(testing::Message() << "G " << G << ", n " << n);
+            const mg::GpuSet gpus(first_devices(G));
+            if (!gpus.all_peers_enabled()) {
+                GTEST_SKIP() << "no peer access between all GPUs";
+            }
+            std::vector<ct::DeviceBuffer<float>> send, recv;
+            std::vector<const float*> send_ptr;
+            std::vector<float*> recv_ptr;
+            for (int g = 0; g < G; ++g) {
+                const mg::DeviceGuard guard(g);
+                send.emplace_back(mg::allreduce_input(33, g, n));
+                recv.emplace_back(n);
+                recv.back().fill_bytes(0xff);
+                send_ptr.push_back(send.back().data());
+                recv_ptr.push_back(recv.back().data());
+            }
+            gpus.synchronize_devices();
+            mg::OneProcessTeam team(gpus);
+            {
+                mg::PersistentAllReduce stage(team, send_ptr, recv_ptr, n, {}, 5);
+                stage.finish();
+                for (int g = 0; g < G; ++g) {
+                    EXPECT_EQ(stage.state(g), mg::ResidentState::kStopped);
+                }
+            }
+            const std::vector<float> expected = mg::allreduce_expected(33, G, n);
+            for (int g = 0; g < G; ++g) {
+                EXPECT_EQ(std::memcmp(recv[g].to_host().data(), expected.data(),
+                                      n * sizeof(float)),
+                          0)
+                    << "GPU " << g;
+            }
+        }
+    }
+}
+
+TEST(PersistentAllReduce, EndsItselfWhenNoCallComesAndSaysSo) {
+    CT_REQUIRE_GPU();
+    if (ct::testing::sanitizing()) {
+        GTEST_SKIP() << "a sanitizer may hold the launch until the kernel ends";
+    }
+    const mg::GpuSet gpus({0});
+    ct::DeviceBuffer<float> send(mg::allreduce_input(34, 0, 64));
+    ct::DeviceBuffer<float> recv(64);
+    mg::OneProcessTeam team(gpus);
+    mg::ResidentLimits limits;
+    limits.idle_limit_ms = 50;
+    mg::PersistentAllReduce stage(team, {send.data()}, {recv.data()}, 64, limits);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    EXPECT_EQ(stage.state(0), mg::ResidentState::kIdleLimit);
+    try {
+        stage.call();
+        ADD_FAILURE() << "a call to a kernel that has ended returned";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("idle limit"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(stage.finish(), std::runtime_error);  // it ended, but not by the stop
+}
+
+TEST(PersistentAllReduce, RefusesSizesItDoesNotRun) {
+    CT_REQUIRE_GPU();
+    const mg::GpuSet gpus({0});
+    const std::size_t too_many = mg::kPersistentMaxBytes / sizeof(float) + 1;
+    ct::DeviceBuffer<float> send(too_many);
+    ct::DeviceBuffer<float> recv(too_many);
+    mg::OneProcessTeam team(gpus);
+    for (std::size_t n : {std::size_t{0}, too_many}) {
+        EXPECT_THROW(mg::PersistentAllReduce(team, {send.data()}, {recv.data()}, n),
+                     std::invalid_argument)
+            << n;
+    }
+}
+
+TEST(MultiGpuRoundTrip, OneProcessVerifiesEveryRow) {
+    CT_REQUIRE_GPU();
+    const std::string args = " --section roundtrip --sizes 4,4100,262144 --reps 2 --warmup 1";
+    const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    for (const char* text : {"one_shot_sentinel", "persistent", "round-trip floor"}) {
+        EXPECT_NE(result.output.find(text), std::string::npos) << text << "\n" << result.output;
+    }
+}
+
+TEST(MultiGpuRanks, RoundTripsVerifyOnEveryRank) {
+    CT_REQUIRE_GPUS(2);
+    if (!mg::nccl_available()) {
+        GTEST_SKIP() << "this build has no NCCL";
+    }
+    const std::string args = " --ranks 2 --section roundtrip --sizes 4,4100 --reps 2 --warmup 1";
+    const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("persistent"), std::string::npos) << result.output;
+}
+
 TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     CT_REQUIRE_GPUS(2);
     if (!mg::nccl_available()) {
@@ -305,6 +496,9 @@ TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+    // "% of link" has its yardstick in this mode too: rank 0 measures the copy rate.
+    EXPECT_NE(result.output.find("link (GPU 0 -> 1, measured)"), std::string::npos)
+        << result.output;
     for (const char* name : {"ring_memcpy", "ring_peer_kernel", "one_shot", "one_shot_sentinel",
                              "two_shot", "size_rule", "size_rule_graph", "size_rule_pdl"}) {
         EXPECT_NE(result.output.find(name), std::string::npos) << name << "\n" << result.output;

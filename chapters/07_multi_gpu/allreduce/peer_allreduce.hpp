@@ -110,6 +110,8 @@ class PeerAllReducePart {
     PeerLaunch launch(std::size_t n) const;
     /// Its algorithm.
     PeerAlgorithm algorithm() const { return algorithm_; }
+    /// Every rank's buffers as this GPU addresses them.
+    const PeerView& view() const { return view_; }
 
   private:
     PeerAlgorithm algorithm_;
@@ -148,6 +150,8 @@ class PeerAllReduce {
     void run(std::size_t n) const;
     /// Its algorithm.
     PeerAlgorithm algorithm() const { return algorithm_; }
+    /// The part of local GPU `local` (its view of every rank's buffers).
+    const PeerAllReducePart& part(int local) const { return parts_.at(local); }
 
   private:
     PeerTeam& team_;

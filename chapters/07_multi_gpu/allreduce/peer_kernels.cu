@@ -30,52 +30,10 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/programmatic_launch.cuh"
 #include "peer_allreduce.hpp"
+#include "peer_device.cuh"
 
 namespace multi_gpu {
 namespace {
-
-struct PeerArgs {
-    int rank = 0;
-    int ranks = 1;
-    const float* send[kMaxPeerRanks] = {};
-    float* recv[kMaxPeerRanks] = {};
-    std::uint32_t* flags[kMaxPeerRanks] = {};   // each rank's flag words
-    float* staging[kMaxPeerRanks] = {};         // each rank's staging area (one-shot)
-    std::uint32_t* counters = nullptr;          // this rank's call counter per block
-    std::size_t n = 0;                          // floats to all-reduce
-    std::size_t capacity = 0;                   // floats per staging slot
-    std::size_t chunk_begin = 0;                // two-shot: this rank's chunk [begin, end)
-    std::size_t chunk_end = 0;
-};
-
-using SystemFlag = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
-
-// Every spin gives up after this long and aborts the kernel (a CUDA error on the host), so that a
-// peer that never comes (it failed, or was never launched) is an error, not a hang.
-constexpr unsigned long long kSpinTimeoutNs = 10'000'000'000ull;
-
-__device__ unsigned long long global_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// Call in a spin loop with the time the spin started (0 the first time).
-__device__ void give_up_after_timeout(unsigned long long& started) {
-    const unsigned long long now = global_ns();
-    if (started == 0) {
-        started = now;
-    } else if (now - started > kSpinTimeoutNs) {
-        __trap();
-    }
-}
-
-// The thread's first input vector (zeros past the end), loaded before begin_call: the load and
-// begin_call's read of the call counter are then in flight together, instead of one after the
-// other (about 0.2 us of a 3 us call back to back, measured on two H200s).
-__device__ float4 first_input(const float* input, std::size_t first, std::size_t vectors) {
-    return first < vectors ? reinterpret_cast<const float4*>(input)[first] : float4{};
-}
 
 // Every kernel's first step. Launched programmatically (stage 9), the kernel may have started
 // while the previous kernel of its stream still runs: wait here until that kernel has finished
@@ -121,15 +79,6 @@ __device__ void peer_barrier(const PeerArgs& a, int point, std::uint32_t seq) {
         }
     }
     __syncthreads();
-}
-
-__device__ float4 operator+(float4 x, float4 y) {
-    return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-}
-
-// Rank `owner`'s staging slot in which rank `from` leaves its input, in buffer `buffer`.
-__device__ float* staging_slot(const PeerArgs& a, int owner, int buffer, int from) {
-    return a.staging[owner] + (static_cast<std::size_t>(buffer) * a.ranks + from) * a.capacity;
 }
 
 // Stage 4. Every rank stores its input into its own slot of every peer's staging area (stores
@@ -186,55 +135,7 @@ __global__ void one_shot_kernel(PeerArgs a) {
     end_call(a, seq);
 }
 
-// ---- Stage 5: the data is the signal ----
-
-__device__ bool is_empty(float value) {
-    return __float_as_uint(value) == kEmptySlotBits;
-}
-
-// -0.0 is the empty marker, so it travels as +0.0 (on every rank alike, own value included).
-__device__ float sendable(float value) {
-    return is_empty(value) ? 0.0f : value;
-}
-
-__device__ float4 sendable(float4 v) {
-    return make_float4(sendable(v.x), sendable(v.y), sendable(v.z), sendable(v.w));
-}
-
-// A load that goes to memory every time (never a stale cached copy): the spin needs to see the
-// peer's store when it lands.
-__device__ float4 load_volatile(const float4* address) {
-    float4 v;
-    asm volatile("ld.volatile.global.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(address)
-                 : "memory");
-    return v;
-}
-
-__device__ float load_volatile(const float* address) {
-    return *reinterpret_cast<const volatile float*>(address);
-}
-
-__device__ float4 wait_for(const float4* slot) {
-    float4 v = load_volatile(slot);
-    unsigned long long started = 0;
-    while (is_empty(v.x) || is_empty(v.y) || is_empty(v.z) || is_empty(v.w)) {
-        give_up_after_timeout(started);
-        v = load_volatile(slot);
-    }
-    return v;
-}
-
-__device__ float wait_for(const float* slot) {
-    float v = load_volatile(slot);
-    unsigned long long started = 0;
-    while (is_empty(v)) {
-        give_up_after_timeout(started);
-        v = load_volatile(slot);
-    }
-    return v;
-}
+// ---- Stage 5: the data is the signal (its helpers are in peer_device.cuh) ----
 
 // Stage 5. No flags, no fences, no barrier: every rank stores its input into its slot of every
 // peer's staging buffer, and each thread spins on the very elements it will add until none of

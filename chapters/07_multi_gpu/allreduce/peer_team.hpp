@@ -54,6 +54,8 @@ class PeerTeam {
     virtual void agree_on_max(std::vector<double>& values) = 0;
     /// NCCL's communicators over the team (throws without NCCL).
     virtual const detail::NcclComms& nccl() const = 0;
+    /// Returns when every rank has called it (nothing to wait for in one process).
+    virtual void barrier() {}
 };
 
 /// Every GPU of a GpuSet, driven from this thread. Sharing needs no mapping: with unified
@@ -95,7 +97,7 @@ class RankTeam final : public PeerTeam {
     void agree_on_max(std::vector<double>& values) override;
     const detail::NcclComms& nccl() const override { return *comm_; }
     /// Returns when every rank has called it (an all-reduce of one word, waited for).
-    void barrier();
+    void barrier() override;
 
   private:
     int rank_ = 0;

@@ -67,6 +67,15 @@ const std::vector<AllReduceStage>& allreduce_stages() {
              true,
              nullptr,
              make_size_rule_pdl},
+            {{"10", "persistent",
+              "stage 5 in a kernel that stays resident on every GPU and takes its calls from a "
+              "doorbell in host memory: no launch per call (timed in the round-trip section)"},
+             true,
+             nullptr,
+             nullptr,
+             kPersistentMaxBytes,
+             "its kernel holds its blocks, and their SMs, for as long as it lives",
+             make_persistent},
         };
         if (nccl_available()) {
             stages.push_back({{"nccl", "nccl_allreduce",

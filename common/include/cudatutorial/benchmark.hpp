@@ -93,6 +93,24 @@ Stats time_repeated(const LaunchFunction& launch, const BenchmarkConfig& config)
 /// A stage near it is bound by launch latency, not by its own work.
 Stats launch_floor(const BenchmarkConfig& config);
 
+/// One call that hands work to the GPU and returns once its result is usable by the host: a
+/// launch and a stream synchronize, or a doorbell rung and a completion flag seen (a kernel that
+/// stays resident has no launch of its own for CUDA events to bracket).
+using RoundTripFunction = std::function<void()>;
+
+/// Round trips timed on the host clock (std::chrono::steady_clock), one call at a time: what a
+/// caller waits for, the launch and the synchronization included. Calls `call` once and
+/// validates, makes `warmup` untimed calls, times `repetitions` calls each on its own, validates
+/// again. Nothing here waits for the whole device, so a resident kernel may run throughout; the
+/// NVTX range is config.label. config.stream, flush_l2, hold_stream and calls_per_sample are not
+/// used.
+Measurement measure_round_trip(const RoundTripFunction& call, const VerifyFunction& verify,
+                               const BenchmarkConfig& config);
+
+/// An empty kernel launched on config.stream and waited for (cudaStreamSynchronize), timed as
+/// measure_round_trip times a call: the least a launched call costs its caller.
+Stats round_trip_floor(const BenchmarkConfig& config);
+
 /// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
 ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
                    double bytes);

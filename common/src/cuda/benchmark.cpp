@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -183,6 +184,59 @@ Stats launch_floor(const BenchmarkConfig& config) {
     floor.flush_l2 = false;  // an empty kernel reads nothing
     floor.label = "launch floor";
     return time_repeated([](cudaStream_t stream) { detail::launch_empty_kernel(stream); }, floor);
+}
+
+namespace {
+
+// The host's clock around one call, in milliseconds.
+double time_one_call(const RoundTripFunction& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+Stats time_round_trips(const RoundTripFunction& call, const BenchmarkConfig& config) {
+    if (config.repetitions < 1 || config.warmup < 0) {
+        throw std::invalid_argument("measure_round_trip: repetitions must be >= 1, warmup >= 0");
+    }
+    for (int i = 0; i < config.warmup; ++i) {
+        call();
+    }
+    const NvtxRange range(config.label);
+    std::vector<double> samples;
+    samples.reserve(config.repetitions);
+    for (int i = 0; i < config.repetitions; ++i) {
+        samples.push_back(time_one_call(call));
+        if (i % 64 == 0) {
+            observe_clocks();  // between samples: NVML's call is never timed
+        }
+    }
+    return summarize(std::move(samples));
+}
+
+}  // namespace
+
+Measurement measure_round_trip(const RoundTripFunction& call, const VerifyFunction& verify,
+                               const BenchmarkConfig& config) {
+    Measurement result;
+    call();
+    result.before = verify();
+    result.stats = time_round_trips(call, config);
+    result.after = verify();
+    return result;
+}
+
+Stats round_trip_floor(const BenchmarkConfig& config) {
+    BenchmarkConfig floor = config;
+    floor.label = "round-trip floor";
+    const cudaStream_t stream = config.stream;
+    return time_round_trips(
+        [stream] {
+            detail::launch_empty_kernel(stream);
+            CT_CHECK(cudaStreamSynchronize(stream));
+        },
+        floor);
 }
 
 Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,

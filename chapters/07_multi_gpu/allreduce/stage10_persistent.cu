@@ -1,0 +1,491 @@
+// Stage 10: below the launch floor. One call at a time, stages 5-9 stop a little above the launch
+// floor: the all-reduce itself is a microsecond or two, the launch and the wait for it the rest.
+// Chapter 6's persistent kernel (scenario 9) showed the way out: do not launch per call at all.
+// Here each GPU keeps one kernel resident that takes its calls from a doorbell in mapped host
+// memory and runs stage 5's all-reduce on them: each block stores its slice of the input into
+// every peer's staging slot, spins on the values it adds until they have landed (the data is the
+// signal), sums in rank order, and tells the host "done" through a word of mapped host memory.
+//
+// The protocol, per GPU (ResidentMailbox, every word in cudaHostAllocMapped memory):
+//   host:   doorbell = k              (release)  "call k: the inputs are ready"
+//   kernel: sees doorbell >= k        (acquire)  every block runs call k on its slice
+//   kernel: completed[block] = k      (release)  "call k's output is written"
+//   host:   sees every block's k      (acquire)  the result is usable: the call returns
+//   host:   doorbell = k | stop bit              "end once every posted call has run"
+// Release and acquire at system scope: the other side is across the host link.
+//
+// What launching per call gave for free, and a resident kernel must do itself. Between two
+// launches of stage 5 the kernel boundary orders everything: a rank's stores that empty a staging
+// buffer have landed before its next kernel starts. Here calls follow each other inside one
+// kernel, so a rank could store call k + 1's data into a peer's buffer that the peer is still
+// emptying from call k - 1. So each block, after its call, tells every peer "I am done with
+// call k" through a flag in the peer's memory (release), and before storing call s's data waits
+// until each peer has said so for call s - 2, the call that emptied the buffer call s writes
+// (acquire). The flag is almost always there already; the point is that the order is now
+// guaranteed, not likely. And the stores that carry the data are volatile (relaxed at system
+// scope), so that the peer's spin on them is a morally strong read of a strong write, not a race.
+//
+// What it costs: every block of it sits on an SM for as long as it lives, work or no work (32
+// blocks at 256 KiB); thread 0 of each block polls host memory over the link, backing off with
+// __nanosleep once idle; nothing may wait for the whole device (cudaDeviceSynchronize, cudaFree)
+// while it runs. Every spin gives up: the kernel ends itself after ResidentLimits::idle_limit_ms
+// without a call, the host gives up on a call after host_wait_ms, and a peer that never sends
+// traps the kernel after 10 s (kSpinTimeoutNs). A host that dies takes its context, and the
+// kernel, with it.
+//
+// Look at: the round-trip table (--section roundtrip), stage 10 against stage 5 launched and
+// waited for, and against NCCL launched and waited for.
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cuda_handles.hpp"
+#include "cudatutorial/device_clocks.cuh"
+#include "cudatutorial/report.hpp"
+#include "peer_allreduce.hpp"
+#include "peer_device.cuh"
+#include "persistent_allreduce.hpp"
+
+namespace multi_gpu {
+
+namespace {
+
+using SystemWord = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;
+
+/// The words a host and its GPU's resident kernel share, in mapped pinned host memory. Each
+/// writer's words sit on cache lines of their own.
+struct ResidentMailbox {
+    alignas(64) std::uint64_t doorbell;                  ///< host: last posted call (| stop bit)
+    alignas(64) std::uint32_t state;                     ///< kernel (block 0): ResidentState
+    alignas(64) std::uint32_t completed[kMaxResidentBlocks];  ///< block b: last completed call
+};
+
+struct ResidentArgs {
+    PeerArgs peers;                      // every rank's buffers, flags and staging; n
+    ResidentMailbox* mailbox = nullptr;  // device address of this GPU's mailbox
+    unsigned long long idle_limit_ns = 0;
+};
+
+constexpr unsigned kResidentThreads = 512;
+/// Polls of the doorbell back to back before backing off (a call follows the last one at once
+/// while a caller is busy).
+constexpr unsigned long long kHotPollNs = 50'000;
+/// The longest pause between two polls once idle: what a call after a pause pays on top.
+constexpr unsigned kMaxSleepNs = 8'192;
+
+__device__ void set_state(const ResidentArgs& r, ResidentState state) {
+    if (blockIdx.x == 0) {
+        SystemFlag(r.mailbox->state)
+            .store(static_cast<std::uint32_t>(state), cuda::memory_order_release);
+    }
+}
+
+/// Thread 0 of each block: the next call to run (done + 1), or 0 when the kernel is to end (the
+/// stop, after every posted call has run; or the idle limit).
+__device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done) {
+    const SystemWord doorbell(r.mailbox->doorbell);
+    const unsigned long long idle_since = cudatutorial::global_timer_ns();
+    unsigned sleep_ns = 32;
+    for (;;) {
+        // Acquire: pairs with the host's release, so that what the host (and the work it waited
+        // for) wrote before ringing is visible to this block after the barrier that follows.
+        const std::uint64_t bell = doorbell.load(cuda::memory_order_acquire);
+        if ((bell & ~kResidentStopBit) > done) {
+            return done + 1;
+        }
+        if ((bell & kResidentStopBit) != 0) {
+            set_state(r, ResidentState::kStopped);
+            return 0;
+        }
+        const unsigned long long idle_ns = cudatutorial::global_timer_ns() - idle_since;
+        if (idle_ns > r.idle_limit_ns) {
+            set_state(r, ResidentState::kIdleLimit);
+            return 0;
+        }
+        if (idle_ns > kHotPollNs) {
+            __nanosleep(sleep_ns);
+            sleep_ns = sleep_ns < kMaxSleepNs ? 2 * sleep_ns : kMaxSleepNs;
+        }
+    }
+}
+
+/// A store that is strong at system scope (relaxed): the peer spins on this very word.
+__device__ void store_volatile(float4* address, float4 v) {
+    asm volatile("st.volatile.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(address), "f"(v.x),
+                 "f"(v.y), "f"(v.z), "f"(v.w)
+                 : "memory");
+}
+
+__device__ void store_volatile(float* address, float v) {
+    *reinterpret_cast<volatile float*>(address) = v;
+}
+
+/// Flag point 1 of flag_protocol.hpp: "block b of rank `from` is done with call s" (it has read
+/// its staging buffer of call s and emptied the one of call s - 1).
+constexpr int kDonePoint = 1;
+
+/// Before call `seq` stores into the peers' staging buffer seq % 3: every peer has emptied it,
+/// which it did in call seq - 2. Thread p waits for peer p; the barrier passes it to the block.
+__device__ void wait_until_peers_emptied(const PeerArgs& a, std::uint32_t seq) {
+    const int peer = static_cast<int>(threadIdx.x);
+    if (seq > 2 && peer < a.ranks && peer != a.rank) {
+        const SystemFlag done(a.flags[a.rank][flag_index(kDonePoint, blockIdx.x, peer)]);
+        unsigned long long started = 0;
+        while (!flag_reached(done.load(cuda::memory_order_acquire), seq - 2)) {
+            give_up_after_timeout(started);
+        }
+    }
+    __syncthreads();
+}
+
+/// Stage 5's call `seq` for this block's elements (peer_kernels.cu explains the sentinel and the
+/// three buffers), with the data stored volatile.
+__device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
+    const std::size_t vectors = a.n / 4;
+    const std::size_t tail = a.n % 4;
+    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    const float* mine = a.send[a.rank];
+    const int buffer = static_cast<int>(seq % 3);
+    const int emptied = static_cast<int>((seq + 2) % 3);  // the one read at call seq - 1
+    for (std::size_t i = first; i < vectors; i += stride) {
+        const float4 v = sendable(reinterpret_cast<const float4*>(mine)[i]);
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                store_volatile(reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank)) + i, v);
+            }
+        }
+    }
+    if (first < tail) {
+        const std::size_t i = vectors * 4 + first;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                store_volatile(staging_slot(a, p, buffer, a.rank) + i, sendable(mine[i]));
+            }
+        }
+    }
+    const float empty = __uint_as_float(kEmptySlotBits);
+    const float4 empty4 = make_float4(empty, empty, empty, empty);
+    float* out = a.recv[a.rank];
+    for (std::size_t i = first; i < vectors; i += stride) {
+        float4 sum = make_float4(0, 0, 0, 0);
+        for (int p = 0; p < a.ranks; ++p) {
+            const float4 v =
+                p == a.rank
+                    ? sendable(reinterpret_cast<const float4*>(mine)[i])
+                    : wait_for(reinterpret_cast<const float4*>(staging_slot(a, a.rank, buffer, p)) + i);
+            sum = p == 0 ? v : sum + v;
+        }
+        reinterpret_cast<float4*>(out)[i] = sum;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                reinterpret_cast<float4*>(staging_slot(a, a.rank, emptied, p))[i] = empty4;
+            }
+        }
+    }
+    if (first < tail) {
+        const std::size_t i = vectors * 4 + first;
+        float sum = 0;
+        for (int p = 0; p < a.ranks; ++p) {
+            const float v = p == a.rank ? sendable(mine[i])
+                                        : wait_for(staging_slot(a, a.rank, buffer, p) + i);
+            sum = p == 0 ? v : sum + v;
+        }
+        out[i] = sum;
+        for (int p = 0; p < a.ranks; ++p) {
+            if (p != a.rank) {
+                staging_slot(a, a.rank, emptied, p)[i] = empty;
+            }
+        }
+    }
+}
+
+/// Launched once per GPU, every block resident (the launch never has more blocks than fit). Thread
+/// 0 of each block waits for the doorbell while the others wait at the barrier; the block runs the
+/// call; after a barrier (the block's stores are ordered before what its threads do next), thread 0
+/// publishes the completion to the host and threads 1.. tell the peers this block is done.
+__global__ void resident_allreduce_kernel(ResidentArgs r) {
+    __shared__ std::uint64_t next_call;
+    const PeerArgs& a = r.peers;
+    if (threadIdx.x == 0) {
+        set_state(r, ResidentState::kRunning);
+    }
+    std::uint64_t done = 0;
+    for (;;) {
+        if (threadIdx.x == 0) {
+            next_call = wait_for_call(r, done);
+        }
+        __syncthreads();
+        const std::uint64_t call = next_call;
+        if (call == 0) {
+            return;  // every thread read the same value after the same barrier
+        }
+        const auto seq = static_cast<std::uint32_t>(call);  // flags count modulo 2^32
+        wait_until_peers_emptied(a, seq);
+        all_reduce_call(a, seq);
+        __syncthreads();
+        const int t = static_cast<int>(threadIdx.x);
+        if (t == 0) {
+            SystemFlag(r.mailbox->completed[blockIdx.x]).store(seq, cuda::memory_order_release);
+        } else if (t <= a.ranks && t - 1 != a.rank) {
+            SystemFlag(a.flags[t - 1][flag_index(kDonePoint, blockIdx.x, a.rank)])
+                .store(seq, cuda::memory_order_release);
+        }
+        done = call;
+        // The next call's barrier (after wait_for_call) keeps this block's threads together.
+    }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+const char* resident_state_name(ResidentState state) {
+    switch (state) {
+        case ResidentState::kLaunched: return "launched";
+        case ResidentState::kRunning: return "running";
+        case ResidentState::kStopped: return "stopped";
+        case ResidentState::kIdleLimit: return "idle limit";
+    }
+    return "?";
+}
+
+// One local GPU's kernel: its stream, its mailbox, and whether it has ended.
+struct PersistentAllReduce::Local {
+    int device = 0;
+    cudatutorial::CudaStream stream{cudaStreamNonBlocking};
+    ResidentMailbox* host = nullptr;    // the mailbox as the host addresses it
+    ResidentMailbox* mapped = nullptr;  // as the GPU does
+    bool launched = false;
+    bool ended = false;
+
+    explicit Local(int d) : device(d) {
+        CT_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(ResidentMailbox),
+                               cudaHostAllocMapped | cudaHostAllocPortable));
+        *host = ResidentMailbox{};
+        CT_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0));
+    }
+    ~Local() { cudaFreeHost(host); }  // after the kernel ended (finish), or it never launched
+    Local(const Local&) = delete;
+    Local& operator=(const Local&) = delete;
+
+    SystemWord doorbell() const { return SystemWord(host->doorbell); }
+    ResidentState state() const {
+        return static_cast<ResidentState>(
+            cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(host->state)
+                .load(cuda::memory_order_acquire));
+    }
+    std::uint32_t completed(unsigned block) const {
+        // Acquire: pairs with the block's release, so that its output is visible after it.
+        return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(host->completed[block])
+            .load(cuda::memory_order_acquire);
+    }
+};
+
+PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const float*>& send,
+                                         const std::vector<float*>& recv, std::size_t n,
+                                         ResidentLimits limits, std::uint64_t queued_calls)
+    : team_(team), limits_(limits) {
+    if (n == 0 || n * sizeof(float) > kPersistentMaxBytes) {
+        throw std::invalid_argument("PersistentAllReduce: n must be 1 to " +
+                                    std::to_string(kPersistentMaxBytes / sizeof(float)));
+    }
+    if (limits.idle_limit_ms == 0 || limits.host_wait_ms == 0) {
+        throw std::invalid_argument("PersistentAllReduce: limits of 0 ms");
+    }
+    // Stage 5's workspace (three staging buffers, flags zeroed, slots empty), every rank's
+    // buffers shared: the same set-up as the launched stage, whose run() is never called here.
+    buffers_ = std::make_unique<PeerAllReduce>(team, PeerAlgorithm::kOneShotSentinel, send, recv, n);
+    const int ranks = team.ranks();
+    for (int g = 0; g < team.local_gpus(); ++g) {
+        const DeviceGuard guard(team.device_of(g));
+        int sms = 0;
+        int per_sm = 0;
+        CT_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, team.device_of(g)));
+        CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, resident_allreduce_kernel, static_cast<int>(kResidentThreads), 0));
+        const auto resident = static_cast<unsigned>(std::max(1, per_sm * sms));
+        const PeerLaunch shape = peer_launch_shape(PeerAlgorithm::kOneShotSentinel, n, ranks,
+                                                   std::min(resident, kMaxResidentBlocks),
+                                                   kResidentThreads);
+        blocks_ = shape.blocks;  // the same on every GPU: block b pairs with block b
+        locals_.push_back(std::make_unique<Local>(team.device_of(g)));
+    }
+    const PeerWorkspaceLayout layout =
+        peer_workspace_layout(PeerAlgorithm::kOneShotSentinel, ranks, n);
+    for (int g = 0; g < team.local_gpus(); ++g) {
+        Local& local = *locals_[g];
+        const DeviceGuard guard(local.device);
+        const PeerView& view = buffers_->part(g).view();
+        ResidentArgs r;
+        r.peers.rank = view.rank;
+        r.peers.ranks = view.ranks;
+        for (int p = 0; p < view.ranks; ++p) {
+            char* base = static_cast<char*>(view.workspace[p]);
+            r.peers.send[p] = view.send[p];
+            r.peers.recv[p] = view.recv[p];
+            r.peers.flags[p] = reinterpret_cast<std::uint32_t*>(base);
+            r.peers.staging[p] = reinterpret_cast<float*>(base + layout.staging_offset);
+        }
+        r.peers.n = n;
+        r.peers.capacity = layout.capacity;
+        r.mailbox = local.mapped;
+        r.idle_limit_ns = static_cast<unsigned long long>(limits.idle_limit_ms) * 1'000'000ull;
+        if (queued_calls > 0) {
+            local.doorbell().store(queued_calls | kResidentStopBit, cuda::memory_order_release);
+        }
+        resident_allreduce_kernel<<<blocks_, kResidentThreads, 0, local.stream.get()>>>(r);
+        // Not CT_CHECK_LAUNCH: in Debug builds it synchronizes the device, which would wait for
+        // this kernel until its idle limit.
+        CT_CHECK(cudaGetLastError());
+        local.launched = true;
+    }
+    posted_ = queued_calls;
+    if (queued_calls > 0) {
+        return;
+    }
+    for (const auto& local : locals_) {
+        const auto start = std::chrono::steady_clock::now();
+        ResidentState state = ResidentState::kLaunched;
+        while ((state = local->state()) == ResidentState::kLaunched) {
+            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+                throw std::runtime_error("stage 10: the resident kernel on GPU " +
+                                         std::to_string(local->device) + " did not start within " +
+                                         std::to_string(limits_.host_wait_ms) + " ms");
+            }
+            std::this_thread::yield();
+        }
+        if (state != ResidentState::kRunning) {
+            throw std::runtime_error(
+                std::string("stage 10: the resident kernel ended (") + resident_state_name(state) +
+                ") before its first call: was the launch held until the kernel ended?");
+        }
+    }
+}
+
+PersistentAllReduce::~PersistentAllReduce() {
+    try {
+        finish();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "warning: stage 10's resident kernel did not stop cleanly: %s\n",
+                     e.what());
+    }
+}
+
+void PersistentAllReduce::call() {
+    if (finished_) {
+        throw std::logic_error("PersistentAllReduce::call after finish");
+    }
+    const std::uint64_t k = posted_ + 1;
+    // Release: whatever the host did before (it waited for the work that wrote the inputs) is
+    // visible to the kernels' acquire of this value. On x86 an ordinary store.
+    for (const auto& local : locals_) {
+        local->doorbell().store(k, cuda::memory_order_release);
+    }
+    posted_ = k;
+    const auto seq = static_cast<std::uint32_t>(k);
+    // The host's side of the round trip: spin on the completions, no CUDA call on the hot path;
+    // every 4096 polls look at the kernel's state and the clock.
+    const auto start = std::chrono::steady_clock::now();
+    for (const auto& local : locals_) {
+        for (unsigned b = 0; b < blocks_; ++b) {
+            for (unsigned polls = 1; local->completed(b) != seq; ++polls) {
+                if (polls % 4096 != 0) {
+                    continue;
+                }
+                const ResidentState state = local->state();
+                if (state != ResidentState::kRunning) {
+                    throw std::runtime_error("stage 10: the resident kernel on GPU " +
+                                             std::to_string(local->device) + " ended (" +
+                                             resident_state_name(state) + ") before call " +
+                                             std::to_string(k) + " completed");
+                }
+                if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+                    throw std::runtime_error("stage 10: call " + std::to_string(k) +
+                                             " did not complete on GPU " +
+                                             std::to_string(local->device) + " within " +
+                                             std::to_string(limits_.host_wait_ms) + " ms");
+                }
+            }
+        }
+    }
+}
+
+void PersistentAllReduce::finish() {
+    if (finished_) {
+        return;
+    }
+    finished_ = true;
+    for (const auto& local : locals_) {
+        if (local->launched) {
+            // The stop keeps the posted count: the kernel runs what is posted, then returns.
+            local->doorbell().store(posted_ | kResidentStopBit, cuda::memory_order_release);
+        }
+    }
+    std::string problem;
+    for (const auto& local : locals_) {
+        if (!local->launched) {
+            continue;
+        }
+        // Off the hot path: ask the stream whether the kernel has returned, with pauses, at most
+        // host_wait_ms (cudaStreamSynchronize could wait forever).
+        const auto start = std::chrono::steady_clock::now();
+        for (;;) {
+            const cudaError_t status = cudaStreamQuery(local->stream.get());
+            if (status == cudaSuccess) {
+                break;
+            }
+            if (status != cudaErrorNotReady) {
+                local->ended = true;  // the kernel failed: the context is unusable
+                CT_CHECK(status);
+            }
+            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+                throw std::runtime_error("stage 10: the resident kernel on GPU " +
+                                         std::to_string(local->device) +
+                                         " did not end within " +
+                                         std::to_string(limits_.host_wait_ms) +
+                                         " ms of the stop (state: " +
+                                         resident_state_name(local->state()) + ")");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        }
+        local->ended = true;
+        if (local->state() != ResidentState::kStopped && problem.empty()) {
+            problem = "stage 10: the resident kernel on GPU " + std::to_string(local->device) +
+                      " ended by its " + resident_state_name(local->state()) +
+                      ", not by the stop";
+        }
+    }
+    // Every local kernel has ended; the peers' may still run until their own finish(). The
+    // caller keeps every rank's buffers alive until all ranks are here (a barrier).
+    if (!problem.empty()) {
+        throw std::runtime_error(problem);
+    }
+}
+
+std::string PersistentAllReduce::remark() const {
+    return "stage 10 holds " + std::to_string(blocks_) + " block(s) of " +
+           std::to_string(kResidentThreads) +
+           " threads resident on every GPU for as long as it lives, polling the doorbell";
+}
+
+ResidentState PersistentAllReduce::state(int local) const {
+    return locals_.at(local)->state();
+}
+
+std::unique_ptr<RoundTripAllReducer> make_persistent(PeerTeam& team,
+                                                     const std::vector<const float*>& send,
+                                                     const std::vector<float*>& recv,
+                                                     std::size_t n) {
+    return std::make_unique<PersistentAllReduce>(team, send, recv, n);
+}
+
+}  // namespace multi_gpu
