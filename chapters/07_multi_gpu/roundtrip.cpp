@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "allreduce_table.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
-#include "allreduce_table.hpp"
 
 namespace ct = cudatutorial;
 
@@ -79,7 +79,7 @@ const std::vector<std::string>& round_trip_stage_ids() {
 }
 
 std::vector<std::uint64_t> round_trip_default_bytes() {
-    return {4, 1024, 8 << 10, 32 << 10, 256 << 10};
+    return {4, 1024, 8 << 10, 32 << 10, 64 << 10, 256 << 10};
 }
 
 ct::BenchmarkConfig round_trip_config(ct::BenchmarkConfig base) {

@@ -18,7 +18,7 @@ namespace multi_gpu {
 /// The stages of the round-trip table, in row order: "5", "10", "nccl" (where built).
 const std::vector<std::string>& round_trip_stage_ids();
 
-/// The message sizes the section runs when --sizes is not given: 4 B, 1, 8, 32 and 256 KiB (the
+/// The message sizes the section runs when --sizes is not given: 4 B, 1, 8, 32, 64 and 256 KiB (the
 /// small end, where the launch is most of a call; stage 10 stops at 256 KiB).
 std::vector<std::uint64_t> round_trip_default_bytes();
 

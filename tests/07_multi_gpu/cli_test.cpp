@@ -36,6 +36,7 @@ TEST(MultiGpuCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
          UsageCase{"--stage list,topology", "--stage", "list stands alone"},
          UsageCase{"--stage nope", "--stage", "nope is not one of"},
          UsageCase{"--stage network,topology", "--stage", "network stands alone"},
+         UsageCase{"--stage roundtrip --batch 4", "--batch", "one call at a time"},
          UsageCase{"--json", "--json", "needs a FILE"}});
 }
 
@@ -52,7 +53,8 @@ TEST(MultiGpuCli, ErrorsNameTheSelectorAsTyped) {
 TEST(MultiGpuCli, HelpListsTheSections) {
     const auto result = run_process(std::string(MULTI_GPU_BIN) + " --help");
     EXPECT_EQ(result.exit_code, 0);
-    for (const char* word : {"topology", "reduction", "histogram", "allreduce", "--ranks"}) {
+    for (const char* word :
+         {"topology", "reduction", "histogram", "allreduce", "roundtrip", "--ranks"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
 }

@@ -21,12 +21,12 @@ struct PeerArgs {
     int ranks = 1;
     const float* send[kMaxPeerRanks] = {};
     float* recv[kMaxPeerRanks] = {};
-    std::uint32_t* flags[kMaxPeerRanks] = {};   // each rank's flag words
-    float* staging[kMaxPeerRanks] = {};         // each rank's staging area (one-shot)
-    std::uint32_t* counters = nullptr;          // this rank's call counter per block
-    std::size_t n = 0;                          // floats to all-reduce
-    std::size_t capacity = 0;                   // floats per staging slot
-    std::size_t chunk_begin = 0;                // two-shot: this rank's chunk [begin, end)
+    std::uint32_t* flags[kMaxPeerRanks] = {};  // each rank's flag words
+    float* staging[kMaxPeerRanks] = {};        // each rank's staging area (one-shot)
+    std::uint32_t* counters = nullptr;         // this rank's call counter per block
+    std::size_t n = 0;                         // floats to all-reduce
+    std::size_t capacity = 0;                  // floats per staging slot
+    std::size_t chunk_begin = 0;               // two-shot: this rank's chunk [begin, end)
     std::size_t chunk_end = 0;
 };
 

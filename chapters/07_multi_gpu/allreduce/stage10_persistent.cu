@@ -6,32 +6,35 @@
 // every peer's staging slot, spins on the values it adds until they have landed (the data is the
 // signal), sums in rank order, and tells the host "done" through a word of mapped host memory.
 //
-// The protocol, per GPU (ResidentMailbox, every word in cudaHostAllocMapped memory):
-//   host:   doorbell = k              (release)  "call k: the inputs are ready"
-//   kernel: sees doorbell >= k        (acquire)  every block runs call k on its slice
-//   kernel: completed[block] = k      (release)  "call k's output is written"
-//   host:   sees every block's k      (acquire)  the result is usable: the call returns
-//   host:   doorbell = k | stop bit              "end once every posted call has run"
-// Release and acquire at system scope: the other side is across the host link.
+// The protocol, per GPU (ResidentMailbox, in cudaHostAllocMapped memory):
+//   host:    doorbell = k             (release)  "call k: the inputs are ready"
+//   block 0: sees doorbell >= k       (acquire)  and relays it to the other blocks through device
+//                                                memory: one poller over the host link, not 32
+//   kernel:  every block runs call k on its slice; the last block to finish (a device-scope
+//            counter) writes completed = k (release)   "call k's output is written"
+//   host:    sees completed == k      (acquire)  the result is usable: the call returns
+//   host:    doorbell = k | stop bit             "end once every posted call has run"
+// Release and acquire at system scope where the other side is across the host link.
 //
 // What launching per call gave for free, and a resident kernel must do itself. Between two
 // launches of stage 5 the kernel boundary orders everything: a rank's stores that empty a staging
 // buffer have landed before its next kernel starts. Here calls follow each other inside one
 // kernel, so a rank could store call k + 1's data into a peer's buffer that the peer is still
-// emptying from call k - 1. So each block, after its call, tells every peer "I am done with
-// call k" through a flag in the peer's memory (release), and before storing call s's data waits
-// until each peer has said so for call s - 2, the call that emptied the buffer call s writes
-// (acquire). The flag is almost always there already; the point is that the order is now
-// guaranteed, not likely. And the stores that carry the data are volatile (relaxed at system
-// scope), so that the peer's spin on them is a morally strong read of a strong write, not a race.
+// emptying from call k - 1. So each GPU, once all its blocks are done with call k, tells every
+// peer so through a flag in the peer's memory (release), and each block waits, before storing
+// call s's data, until every peer has said so for call s - 2, the call that emptied the buffer
+// call s writes (acquire). The flag is almost always there already; the point is that the order
+// is now guaranteed, not likely. And the stores that carry the data are volatile (relaxed at
+// system scope, as NCCL's LL protocol stores its flagged data), so that the peer's spin on them
+// is a strong read of a strong write, not a race.
 //
 // What it costs: every block of it sits on an SM for as long as it lives, work or no work (32
-// blocks at 256 KiB); thread 0 of each block polls host memory over the link, backing off with
-// __nanosleep once idle; nothing may wait for the whole device (cudaDeviceSynchronize, cudaFree)
-// while it runs. Every spin gives up: the kernel ends itself after ResidentLimits::idle_limit_ms
-// without a call, the host gives up on a call after host_wait_ms, and a peer that never sends
-// traps the kernel after 10 s (kSpinTimeoutNs). A host that dies takes its context, and the
-// kernel, with it.
+// blocks at 256 KiB); block 0's thread 0 polls host memory over the link and the other blocks
+// poll its relay, backing off with __nanosleep once idle for half a millisecond; nothing may wait
+// for the whole device (cudaDeviceSynchronize, cudaFree) while it runs. Every spin gives up: the
+// kernel ends itself after ResidentLimits::idle_limit_ms without a call, the host gives up on a
+// call after host_wait_ms, and a peer that never sends traps the kernel after 10 s
+// (kSpinTimeoutNs). A host that dies takes its context, and the kernel, with it.
 //
 // Look at: the round-trip table (--section roundtrip), stage 10 against stage 5 launched and
 // waited for, and against NCCL launched and waited for.
@@ -46,6 +49,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cuda_handles.hpp"
+#include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_clocks.cuh"
 #include "cudatutorial/report.hpp"
 #include "peer_allreduce.hpp"
@@ -61,21 +65,24 @@ using SystemWord = cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>;
 /// The words a host and its GPU's resident kernel share, in mapped pinned host memory. Each
 /// writer's words sit on cache lines of their own.
 struct ResidentMailbox {
-    alignas(64) std::uint64_t doorbell;                  ///< host: last posted call (| stop bit)
-    alignas(64) std::uint32_t state;                     ///< kernel (block 0): ResidentState
-    alignas(64) std::uint32_t completed[kMaxResidentBlocks];  ///< block b: last completed call
+    alignas(64) std::uint64_t doorbell;  ///< host: last posted call (| stop bit)
+    alignas(
+        64) std::uint64_t completed;  ///< kernel (the last block of a call): last completed call
+    alignas(64) std::uint32_t state;  ///< kernel (block 0): ResidentState
 };
 
 struct ResidentArgs {
-    PeerArgs peers;                      // every rank's buffers, flags and staging; n
-    ResidentMailbox* mailbox = nullptr;  // device address of this GPU's mailbox
+    PeerArgs peers;                                 // every rank's buffers, flags and staging; n
+    ResidentMailbox* mailbox = nullptr;             // device address of this GPU's mailbox
+    unsigned long long* finished_blocks = nullptr;  // device memory: blocks done, all calls
+    unsigned long long* relay = nullptr;            // device memory: block 0's copy of the bell
     unsigned long long idle_limit_ns = 0;
 };
 
 constexpr unsigned kResidentThreads = 512;
-/// Polls of the doorbell back to back before backing off (a call follows the last one at once
-/// while a caller is busy).
-constexpr unsigned long long kHotPollNs = 50'000;
+/// Polls of the doorbell back to back before backing off: a caller that calls again within half
+/// a millisecond is answered at once.
+constexpr unsigned long long kHotPollNs = 500'000;
 /// The longest pause between two polls once idle: what a call after a pause pays on top.
 constexpr unsigned kMaxSleepNs = 8'192;
 
@@ -86,33 +93,57 @@ __device__ void set_state(const ResidentArgs& r, ResidentState state) {
     }
 }
 
-/// Thread 0 of each block: the next call to run (done + 1), or 0 when the kernel is to end (the
-/// stop, after every posted call has run; or the idle limit).
-__device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done) {
-    const SystemWord doorbell(r.mailbox->doorbell);
+/// Polls `word` (the doorbell, or block 0's relay of it) until it posts a call after `done` or
+/// says stop; returns what it read. After `idle_limit_ns` without either, returns done | stop bit
+/// and sets `idle`.
+template <typename Word>
+__device__ std::uint64_t poll_for_call(const ResidentArgs& r, const Word& word, std::uint64_t done,
+                                       bool& idle) {
     const unsigned long long idle_since = cudatutorial::global_timer_ns();
     unsigned sleep_ns = 32;
     for (;;) {
-        // Acquire: pairs with the host's release, so that what the host (and the work it waited
-        // for) wrote before ringing is visible to this block after the barrier that follows.
-        const std::uint64_t bell = doorbell.load(cuda::memory_order_acquire);
-        if ((bell & ~kResidentStopBit) > done) {
-            return done + 1;
-        }
-        if ((bell & kResidentStopBit) != 0) {
-            set_state(r, ResidentState::kStopped);
-            return 0;
+        // Acquire: pairs with the writer's release, so that what the host (and the work it
+        // waited for) wrote before ringing is visible to this block after the barrier that follows.
+        const std::uint64_t bell = word.load(cuda::memory_order_acquire);
+        if ((bell & ~kResidentStopBit) > done || (bell & kResidentStopBit) != 0) {
+            return bell;
         }
         const unsigned long long idle_ns = cudatutorial::global_timer_ns() - idle_since;
         if (idle_ns > r.idle_limit_ns) {
-            set_state(r, ResidentState::kIdleLimit);
-            return 0;
+            idle = true;
+            return done | kResidentStopBit;
         }
         if (idle_ns > kHotPollNs) {
             __nanosleep(sleep_ns);
             sleep_ns = sleep_ns < kMaxSleepNs ? 2 * sleep_ns : kMaxSleepNs;
         }
     }
+}
+
+using DeviceWord = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+/// Thread 0 of each block: the next call to run (done + 1), or 0 when the kernel is to end (the
+/// stop, after every posted call has run; or the idle limit). Only block 0 polls the doorbell
+/// over the host link and relays what it reads through device memory (release, device scope) to
+/// the other blocks, which poll that. Every block polling host memory itself made a call 4 to 20
+/// times slower (two H200s, one process per GPU: 12.7 us at 32 KiB with 4 blocks, 142 us at
+/// 256 KiB with 32, against 6.9 and 7.6 us relayed): a read of host memory crosses the host link,
+/// and 32 of them in a loop on the word the host must write crowd out both its write and the
+/// kernel's completion.
+__device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done) {
+    bool idle = false;
+    std::uint64_t bell = 0;
+    if (blockIdx.x == 0) {
+        bell = poll_for_call(r, SystemWord(r.mailbox->doorbell), done, idle);
+        DeviceWord(*r.relay).store(bell, cuda::memory_order_release);
+    } else {
+        bell = poll_for_call(r, DeviceWord(*r.relay), done, idle);
+    }
+    if ((bell & ~kResidentStopBit) > done) {
+        return done + 1;
+    }
+    set_state(r, idle ? ResidentState::kIdleLimit : ResidentState::kStopped);
+    return 0;
 }
 
 /// A store that is strong at system scope (relaxed): the peer spins on this very word.
@@ -126,8 +157,8 @@ __device__ void store_volatile(float* address, float v) {
     *reinterpret_cast<volatile float*>(address) = v;
 }
 
-/// Flag point 1 of flag_protocol.hpp: "block b of rank `from` is done with call s" (it has read
-/// its staging buffer of call s and emptied the one of call s - 1).
+/// Flag point 1 of flag_protocol.hpp, block 0's word: "rank `from` is done with call s" (every
+/// block of it has read its staging buffer of call s and emptied the one of call s - 1).
 constexpr int kDonePoint = 1;
 
 /// Before call `seq` stores into the peers' staging buffer seq % 3: every peer has emptied it,
@@ -135,7 +166,7 @@ constexpr int kDonePoint = 1;
 __device__ void wait_until_peers_emptied(const PeerArgs& a, std::uint32_t seq) {
     const int peer = static_cast<int>(threadIdx.x);
     if (seq > 2 && peer < a.ranks && peer != a.rank) {
-        const SystemFlag done(a.flags[a.rank][flag_index(kDonePoint, blockIdx.x, peer)]);
+        const SystemFlag done(a.flags[a.rank][flag_index(kDonePoint, 0, peer)]);
         unsigned long long started = 0;
         while (!flag_reached(done.load(cuda::memory_order_acquire), seq - 2)) {
             give_up_after_timeout(started);
@@ -158,7 +189,8 @@ __device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
         const float4 v = sendable(reinterpret_cast<const float4*>(mine)[i]);
         for (int p = 0; p < a.ranks; ++p) {
             if (p != a.rank) {
-                store_volatile(reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank)) + i, v);
+                store_volatile(reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank)) + i,
+                               v);
             }
         }
     }
@@ -179,7 +211,8 @@ __device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
             const float4 v =
                 p == a.rank
                     ? sendable(reinterpret_cast<const float4*>(mine)[i])
-                    : wait_for(reinterpret_cast<const float4*>(staging_slot(a, a.rank, buffer, p)) + i);
+                    : wait_for(reinterpret_cast<const float4*>(staging_slot(a, a.rank, buffer, p)) +
+                               i);
             sum = p == 0 ? v : sum + v;
         }
         reinterpret_cast<float4*>(out)[i] = sum;
@@ -193,8 +226,8 @@ __device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
         const std::size_t i = vectors * 4 + first;
         float sum = 0;
         for (int p = 0; p < a.ranks; ++p) {
-            const float v = p == a.rank ? sendable(mine[i])
-                                        : wait_for(staging_slot(a, a.rank, buffer, p) + i);
+            const float v =
+                p == a.rank ? sendable(mine[i]) : wait_for(staging_slot(a, a.rank, buffer, p) + i);
             sum = p == 0 ? v : sum + v;
         }
         out[i] = sum;
@@ -206,10 +239,32 @@ __device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
     }
 }
 
+/// Thread 0 of each block, after the block's barrier: count the block as done with `call`; the
+/// last block of the call tells the host and the peers. Acquire-release at device scope: the last
+/// block has seen every block's release. Then one system-scope fence, and relaxed stores: a
+/// release pattern that passes every block's writes on to the host (the output is ready) and to
+/// the peers (their staging slots here are read and emptied): one system-scope fence and one write
+/// over the host link per GPU per call, whatever the number of blocks.
+__device__ void finish_call(const ResidentArgs& r, std::uint64_t call) {
+    const PeerArgs& a = r.peers;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> finished(*r.finished_blocks);
+    if (finished.fetch_add(1, cuda::memory_order_acq_rel) + 1 != call * gridDim.x) {
+        return;
+    }
+    cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_system);
+    SystemWord(r.mailbox->completed).store(call, cuda::memory_order_relaxed);
+    for (int p = 0; p < a.ranks; ++p) {
+        if (p != a.rank) {
+            SystemFlag(a.flags[p][flag_index(kDonePoint, 0, a.rank)])
+                .store(static_cast<std::uint32_t>(call), cuda::memory_order_relaxed);
+        }
+    }
+}
+
 /// Launched once per GPU, every block resident (the launch never has more blocks than fit). Thread
 /// 0 of each block waits for the doorbell while the others wait at the barrier; the block runs the
 /// call; after a barrier (the block's stores are ordered before what its threads do next), thread 0
-/// publishes the completion to the host and threads 1.. tell the peers this block is done.
+/// counts the block as done (finish_call).
 __global__ void resident_allreduce_kernel(ResidentArgs r) {
     __shared__ std::uint64_t next_call;
     const PeerArgs& a = r.peers;
@@ -230,12 +285,8 @@ __global__ void resident_allreduce_kernel(ResidentArgs r) {
         wait_until_peers_emptied(a, seq);
         all_reduce_call(a, seq);
         __syncthreads();
-        const int t = static_cast<int>(threadIdx.x);
-        if (t == 0) {
-            SystemFlag(r.mailbox->completed[blockIdx.x]).store(seq, cuda::memory_order_release);
-        } else if (t <= a.ranks && t - 1 != a.rank) {
-            SystemFlag(a.flags[t - 1][flag_index(kDonePoint, blockIdx.x, a.rank)])
-                .store(seq, cuda::memory_order_release);
+        if (threadIdx.x == 0) {
+            finish_call(r, call);
         }
         done = call;
         // The next call's barrier (after wait_for_call) keeps this block's threads together.
@@ -250,10 +301,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 const char* resident_state_name(ResidentState state) {
     switch (state) {
-        case ResidentState::kLaunched: return "launched";
-        case ResidentState::kRunning: return "running";
-        case ResidentState::kStopped: return "stopped";
-        case ResidentState::kIdleLimit: return "idle limit";
+        case ResidentState::kLaunched:
+            return "launched";
+        case ResidentState::kRunning:
+            return "running";
+        case ResidentState::kStopped:
+            return "stopped";
+        case ResidentState::kIdleLimit:
+            return "idle limit";
     }
     return "?";
 }
@@ -264,6 +319,7 @@ struct PersistentAllReduce::Local {
     cudatutorial::CudaStream stream{cudaStreamNonBlocking};
     ResidentMailbox* host = nullptr;    // the mailbox as the host addresses it
     ResidentMailbox* mapped = nullptr;  // as the GPU does
+    cudatutorial::DeviceBuffer<unsigned long long> finished_blocks{2};  // freed after the kernel
     bool launched = false;
     bool ended = false;
 
@@ -272,6 +328,7 @@ struct PersistentAllReduce::Local {
                                cudaHostAllocMapped | cudaHostAllocPortable));
         *host = ResidentMailbox{};
         CT_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0));
+        finished_blocks.fill_bytes(0);
     }
     ~Local() { cudaFreeHost(host); }  // after the kernel ended (finish), or it never launched
     Local(const Local&) = delete;
@@ -283,10 +340,9 @@ struct PersistentAllReduce::Local {
             cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(host->state)
                 .load(cuda::memory_order_acquire));
     }
-    std::uint32_t completed(unsigned block) const {
-        // Acquire: pairs with the block's release, so that its output is visible after it.
-        return cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(host->completed[block])
-            .load(cuda::memory_order_acquire);
+    std::uint64_t completed() const {
+        // Acquire: pairs with the kernel's release, so that the output is visible after it.
+        return SystemWord(host->completed).load(cuda::memory_order_acquire);
     }
 };
 
@@ -303,7 +359,8 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
     }
     // Stage 5's workspace (three staging buffers, flags zeroed, slots empty), every rank's
     // buffers shared: the same set-up as the launched stage, whose run() is never called here.
-    buffers_ = std::make_unique<PeerAllReduce>(team, PeerAlgorithm::kOneShotSentinel, send, recv, n);
+    buffers_ =
+        std::make_unique<PeerAllReduce>(team, PeerAlgorithm::kOneShotSentinel, send, recv, n);
     const int ranks = team.ranks();
     for (int g = 0; g < team.local_gpus(); ++g) {
         const DeviceGuard guard(team.device_of(g));
@@ -313,9 +370,9 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
         CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm, resident_allreduce_kernel, static_cast<int>(kResidentThreads), 0));
         const auto resident = static_cast<unsigned>(std::max(1, per_sm * sms));
-        const PeerLaunch shape = peer_launch_shape(PeerAlgorithm::kOneShotSentinel, n, ranks,
-                                                   std::min(resident, kMaxResidentBlocks),
-                                                   kResidentThreads);
+        const PeerLaunch shape =
+            peer_launch_shape(PeerAlgorithm::kOneShotSentinel, n, ranks,
+                              std::min(resident, kMaxResidentBlocks), kResidentThreads);
         blocks_ = shape.blocks;  // the same on every GPU: block b pairs with block b
         locals_.push_back(std::make_unique<Local>(team.device_of(g)));
     }
@@ -338,6 +395,8 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
         r.peers.n = n;
         r.peers.capacity = layout.capacity;
         r.mailbox = local.mapped;
+        r.finished_blocks = local.finished_blocks.data();
+        r.relay = local.finished_blocks.data() + 1;
         r.idle_limit_ns = static_cast<unsigned long long>(limits.idle_limit_ms) * 1'000'000ull;
         if (queued_calls > 0) {
             local.doorbell().store(queued_calls | kResidentStopBit, cuda::memory_order_release);
@@ -391,29 +450,26 @@ void PersistentAllReduce::call() {
         local->doorbell().store(k, cuda::memory_order_release);
     }
     posted_ = k;
-    const auto seq = static_cast<std::uint32_t>(k);
     // The host's side of the round trip: spin on the completions, no CUDA call on the hot path;
     // every 4096 polls look at the kernel's state and the clock.
     const auto start = std::chrono::steady_clock::now();
     for (const auto& local : locals_) {
-        for (unsigned b = 0; b < blocks_; ++b) {
-            for (unsigned polls = 1; local->completed(b) != seq; ++polls) {
-                if (polls % 4096 != 0) {
-                    continue;
-                }
-                const ResidentState state = local->state();
-                if (state != ResidentState::kRunning) {
-                    throw std::runtime_error("stage 10: the resident kernel on GPU " +
-                                             std::to_string(local->device) + " ended (" +
-                                             resident_state_name(state) + ") before call " +
-                                             std::to_string(k) + " completed");
-                }
-                if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
-                    throw std::runtime_error("stage 10: call " + std::to_string(k) +
-                                             " did not complete on GPU " +
-                                             std::to_string(local->device) + " within " +
-                                             std::to_string(limits_.host_wait_ms) + " ms");
-                }
+        for (unsigned polls = 1; local->completed() != k; ++polls) {
+            if (polls % 4096 != 0) {
+                continue;
+            }
+            const ResidentState state = local->state();
+            if (state != ResidentState::kRunning) {
+                throw std::runtime_error("stage 10: the resident kernel on GPU " +
+                                         std::to_string(local->device) + " ended (" +
+                                         resident_state_name(state) + ") before call " +
+                                         std::to_string(k) + " completed");
+            }
+            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+                throw std::runtime_error("stage 10: call " + std::to_string(k) +
+                                         " did not complete on GPU " +
+                                         std::to_string(local->device) + " within " +
+                                         std::to_string(limits_.host_wait_ms) + " ms");
             }
         }
     }
@@ -448,20 +504,17 @@ void PersistentAllReduce::finish() {
                 CT_CHECK(status);
             }
             if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
-                throw std::runtime_error("stage 10: the resident kernel on GPU " +
-                                         std::to_string(local->device) +
-                                         " did not end within " +
-                                         std::to_string(limits_.host_wait_ms) +
-                                         " ms of the stop (state: " +
-                                         resident_state_name(local->state()) + ")");
+                throw std::runtime_error(
+                    "stage 10: the resident kernel on GPU " + std::to_string(local->device) +
+                    " did not end within " + std::to_string(limits_.host_wait_ms) +
+                    " ms of the stop (state: " + resident_state_name(local->state()) + ")");
             }
             std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
         local->ended = true;
         if (local->state() != ResidentState::kStopped && problem.empty()) {
             problem = "stage 10: the resident kernel on GPU " + std::to_string(local->device) +
-                      " ended by its " + resident_state_name(local->state()) +
-                      ", not by the stop";
+                      " ended by its " + resident_state_name(local->state()) + ", not by the stop";
         }
     }
     // Every local kernel has ended; the peers' may still run until their own finish(). The
