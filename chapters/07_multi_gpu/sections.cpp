@@ -438,6 +438,9 @@ bool run_round_trip(const std::vector<int>& devices, const Options& o, double li
     if (link_gbs <= 0 && gpus.size() > 1 && gpus.peer_enabled(0, 1)) {
         link_gbs = measure_link_gbs(devices[0], devices[1], o);
     }
+    if (link_gbs > 0) {
+        info.set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
+    }
     ct::TableRun table(info, o.files_for("roundtrip"));
     const ct::BenchmarkConfig config = round_trip_config(o.common.benchmark_config());
     std::vector<std::string> notes;
