@@ -3,7 +3,7 @@
 // the same block of every peer at a flag barrier, then it sums the slots it holds in rank order.
 // What you write is the barrier (flag_barrier below); the rest is chapter 7's kernel as it is.
 //
-// The barrier is where the memory ordering lives (chapter 7's peer_kernels.cu says it in full):
+// The barrier is where the memory ordering lives (chapter 7's peer_device.cuh says it in full):
 //   - a __syncthreads() first: the stores of every thread of the block are ordered before what
 //     the signalling thread does next;
 //   - thread p (p < ranks, p != own rank) stores the call number into peer p's flag word with a

@@ -72,11 +72,12 @@ PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
 
 // ---- The driver -------------------------------------------------------------------------------
 
-PeerAllReduce::PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm,
+PeerAllReduce::PeerAllReduce(PeerTeam& team, const PeerKernel& kernel,
                              const std::vector<const float*>& send,
                              const std::vector<float*>& recv, std::size_t capacity,
                              PeerLaunchMode mode)
-    : team_(team), algorithm_(algorithm) {
+    : team_(team), algorithm_(kernel.algorithm) {
+    const PeerAlgorithm algorithm = kernel.algorithm;
     const int local = team.local_gpus();
     if (static_cast<int>(send.size()) != local || static_cast<int>(recv.size()) != local) {
         throw std::invalid_argument("PeerAllReduce: one send and one recv buffer per local GPU");
@@ -118,7 +119,7 @@ PeerAllReduce::PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm,
             view.workspace.push_back(workspace_all->pointers()[g][p]);
         }
         view.capacity = capacity;
-        parts_.emplace_back(algorithm, std::move(view), mode);
+        parts_.emplace_back(kernel, std::move(view), mode);
     }
 }
 
@@ -199,9 +200,8 @@ SizeRule measure_size_rule(PeerTeam& team, const ct::BenchmarkConfig& config) {
         send_ptr.push_back(send.back().data());
         recv_ptr.push_back(recv.back().data());
     }
-    const PeerAllReduce one_shot(team, PeerAlgorithm::kOneShotSentinel, send_ptr, recv_ptr,
-                                 capacity);
-    const PeerAllReduce two_shot(team, PeerAlgorithm::kTwoShot, send_ptr, recv_ptr, capacity);
+    const PeerAllReduce one_shot(team, sentinel_peer_kernel(), send_ptr, recv_ptr, capacity);
+    const PeerAllReduce two_shot(team, two_shot_peer_kernel(), send_ptr, recv_ptr, capacity);
     ct::BenchmarkConfig probe = config;
     probe.stream = team.stream_of(0);
     probe.repetitions = std::min(config.repetitions, 10);

@@ -84,6 +84,40 @@ struct PeerLaunch {
 PeerLaunch peer_launch_shape(PeerAlgorithm algorithm, std::size_t n, int ranks,
                              unsigned resident_blocks, unsigned threads);
 
+/// Every rank's buffers as one GPU's kernel addresses them: what a peer-memory kernel is
+/// launched with.
+struct PeerArgs {
+    int rank = 0;
+    int ranks = 1;
+    const float* send[kMaxPeerRanks] = {};
+    float* recv[kMaxPeerRanks] = {};
+    std::uint32_t* flags[kMaxPeerRanks] = {};  ///< each rank's flag words
+    float* staging[kMaxPeerRanks] = {};        ///< each rank's staging area (one-shot)
+    std::uint32_t* counters = nullptr;         ///< this rank's call counter per block
+    std::size_t n = 0;                         ///< floats to all-reduce
+    std::size_t capacity = 0;                  ///< floats per staging slot
+    std::size_t chunk_begin = 0;               ///< two-shot: this rank's chunk [begin, end)
+    std::size_t chunk_end = 0;
+};
+
+/// A peer-memory stage's kernel as the stage file that holds it publishes it (stage4_one_shot.cu,
+/// stage5_one_shot_sentinel.cu, stage6_two_shot.cu): the driver launches it without knowing which
+/// one it is.
+struct PeerKernel {
+    PeerAlgorithm algorithm = PeerAlgorithm::kOneShot;  ///< how it moves the data (its workspace)
+    const void* entry = nullptr;                        ///< the __global__ function (occupancy)
+    /// Launches it with `args` on `stream`, programmatically (PeerLaunchMode) or not.
+    void (*launch)(unsigned blocks, unsigned threads, const PeerArgs& args, bool programmatic,
+                   cudaStream_t stream) = nullptr;
+};
+
+/// Stage 4's kernel (stage4_one_shot.cu).
+PeerKernel one_shot_peer_kernel();
+/// Stage 5's kernel (stage5_one_shot_sentinel.cu).
+PeerKernel sentinel_peer_kernel();
+/// Stage 6's kernel (stage6_two_shot.cu).
+PeerKernel two_shot_peer_kernel();
+
 /// How a part's kernel is launched.
 enum class PeerLaunchMode {
     kOrdinary,      ///< starts when the previous work of its stream has finished
@@ -98,7 +132,7 @@ enum class PeerLaunchMode {
 /// the same n: the flags pair call k of one rank with call k of the others.
 class PeerAllReducePart {
   public:
-    PeerAllReducePart(PeerAlgorithm algorithm, PeerView view,
+    PeerAllReducePart(const PeerKernel& kernel, PeerView view,
                       PeerLaunchMode mode = PeerLaunchMode::kOrdinary);
     /// recv[rank][i] = sum over p of send[p][i], i < n (n <= the view's capacity), summed in rank
     /// order on every rank, so that all ranks hold the same bits. For the sentinel one-shot n may
@@ -109,20 +143,20 @@ class PeerAllReducePart {
     /// The launch shape it uses for n floats.
     PeerLaunch launch(std::size_t n) const;
     /// Its algorithm.
-    PeerAlgorithm algorithm() const { return algorithm_; }
+    PeerAlgorithm algorithm() const { return kernel_.algorithm; }
     /// Every rank's buffers as this GPU addresses them.
     const PeerView& view() const { return view_; }
 
   private:
-    PeerAlgorithm algorithm_;
+    PeerKernel kernel_;
     PeerView view_;
     bool programmatic_ = false;  // kProgrammatic on a GPU that has it
     unsigned resident_blocks_ = 1;
     mutable std::size_t largest_n_ = 0;  // the sentinel one-shot's guard (see run)
 };
 
-/// How many blocks of `threads` threads of `algorithm`'s kernel fit on the current GPU at once.
-unsigned peer_resident_blocks(PeerAlgorithm algorithm, unsigned threads);
+/// How many blocks of `threads` threads of `kernel` fit on the current GPU at once.
+unsigned peer_resident_blocks(const PeerKernel& kernel, unsigned threads);
 
 /// The ring's step boundary across processes: enqueues on `stream` a one-block kernel through
 /// which rank `rank` tells ranks `previous` and `next` that its work so far is done, and waits
@@ -142,7 +176,7 @@ class PeerAllReduce {
   public:
     /// `send[local]`/`recv[local]`: this process's buffers for each of its GPUs, each the base of
     /// a cudaMalloc allocation of at least `capacity` floats.
-    PeerAllReduce(PeerTeam& team, PeerAlgorithm algorithm, const std::vector<const float*>& send,
+    PeerAllReduce(PeerTeam& team, const PeerKernel& kernel, const std::vector<const float*>& send,
                   const std::vector<float*>& recv, std::size_t capacity,
                   PeerLaunchMode mode = PeerLaunchMode::kOrdinary);
     /// The all-reduce of the first n floats (n <= capacity): after the work queued on the team's

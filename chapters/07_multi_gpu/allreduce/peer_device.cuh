@@ -1,8 +1,31 @@
 /// @file peer_device.cuh
-/// @brief What the peer-memory kernels share (stages 4, 5, 6 in peer_kernels.cu and stage 10 in
-/// stage10_persistent.cu): every rank's buffers as one GPU addresses them (PeerArgs), the spin
-/// that gives up, the staging slots, and stage 5's "the data is the signal" helpers. Device code
-/// only; include it from .cu files.
+/// @brief What the peer-memory kernels share (stage4_one_shot.cu, stage5_one_shot_sentinel.cu,
+/// stage6_two_shot.cu, stage10_persistent.cu): the call counter, the flag barrier and its
+/// memory-ordering argument, the spin that gives up, the staging slots, stage 5's "the data is
+/// the signal" helpers, and the launch every stage file publishes its kernel with. Device code;
+/// include it from .cu files.
+///
+/// The memory-ordering argument, once for both stages. A block publishes what it wrote to peer
+/// memory, and learns that the peers have published theirs, like this:
+///   1. every thread of the block does its loads and stores (some of them to peer GPUs);
+///   2. __syncthreads(): the block's accesses are ordered before what any of its threads does next;
+///   3. thread p (p < ranks, p != own rank) stores the call number into peer p's flag for this
+///   block
+///      with a system-scope *release*: everything ordered before it (step 2 made that the whole
+///      block's accesses) is visible to whoever sees the flag, on any GPU;
+///   4. the same thread spins on its own flag for peer p with a system-scope *acquire* until it
+///      reads this call's number: peer p's block has passed its step 3, so everything peer p's
+///      block did before is visible here;
+///   5. __syncthreads() again: the whole block may now use what the peers published.
+/// Release/acquire (cuda::atomic_ref at thread_scope_system) rather than volatile flags plus
+/// __threadfence_system(): the pair says exactly which accesses are ordered, and it orders loads
+/// too, which is what makes it safe to overwrite memory a peer has read (a write-after-read across
+/// GPUs). Scope matters: a device-scope release would order nothing for a reader on another GPU.
+///
+/// Block b of every rank pairs with block b of every other rank, and only ever touches the slice
+/// of the vector that block b owns on every rank, so no grid-wide barrier is needed. A block that
+/// spins needs its partners to be running: the launch never has more blocks than fit on the GPU at
+/// once (peer_resident_blocks), or a waiting block could keep its partner from being scheduled.
 #pragma once
 
 #include <cuda/atomic>
@@ -11,24 +34,11 @@
 #include <cstdint>
 
 #include "cudatutorial/device_clocks.cuh"
+#include "cudatutorial/programmatic_launch.cuh"
 #include "flag_protocol.hpp"
 #include "peer_allreduce.hpp"
 
 namespace multi_gpu {
-
-struct PeerArgs {
-    int rank = 0;
-    int ranks = 1;
-    const float* send[kMaxPeerRanks] = {};
-    float* recv[kMaxPeerRanks] = {};
-    std::uint32_t* flags[kMaxPeerRanks] = {};  // each rank's flag words
-    float* staging[kMaxPeerRanks] = {};        // each rank's staging area (one-shot)
-    std::uint32_t* counters = nullptr;         // this rank's call counter per block
-    std::size_t n = 0;                         // floats to all-reduce
-    std::size_t capacity = 0;                  // floats per staging slot
-    std::size_t chunk_begin = 0;               // two-shot: this rank's chunk [begin, end)
-    std::size_t chunk_end = 0;
-};
 
 using SystemFlag = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
 
@@ -108,6 +118,64 @@ __device__ inline float wait_for(const float* slot) {
         v = load_volatile(slot);
     }
     return v;
+}
+
+// Every kernel's first step. Launched programmatically (stage 9), the kernel may have started
+// while the previous kernel of its stream still runs: wait here until that kernel has finished
+// and its writes are visible (the input may be its output, and the staging slots this call
+// empties are the ones the previous call read), then let the next kernel of the stream be
+// scheduled, so that its launch overlaps this call. Launched the ordinary way, both return at
+// once.
+__device__ inline void follow_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+// This block's call number: one more than at its previous call. Kept in device memory, not
+// passed by the host, so that a CUDA graph, which replays the same arguments, still counts.
+__device__ inline std::uint32_t begin_call(const PeerArgs& a) {
+    __shared__ std::uint32_t seq;
+    if (threadIdx.x == 0) {
+        seq = a.counters[blockIdx.x] + 1;
+    }
+    __syncthreads();
+    return seq;
+}
+
+__device__ inline void end_call(const PeerArgs& a, std::uint32_t seq) {
+    if (threadIdx.x == 0) {
+        a.counters[blockIdx.x] = seq;
+    }
+}
+
+// Steps 2-5 of the file comment (the memory-ordering argument).
+__device__ inline void peer_barrier(const PeerArgs& a, int point, std::uint32_t seq) {
+    __syncthreads();
+    const int peer = static_cast<int>(threadIdx.x);
+    if (peer < a.ranks && peer != a.rank) {
+        SystemFlag(a.flags[peer][flag_index(point, blockIdx.x, a.rank)])
+            .store(seq, cuda::memory_order_release);
+        const SystemFlag mine(a.flags[a.rank][flag_index(point, blockIdx.x, peer)]);
+        unsigned long long started = 0;
+        while (!flag_reached(mine.load(cuda::memory_order_acquire), seq)) {
+            give_up_after_timeout(started);
+        }
+    }
+    __syncthreads();
+}
+
+/// The launch a stage file publishes its kernel with (PeerKernel::launch): programmatically
+/// (stage 9, where the GPU has it) or the ordinary way.
+template <void (*Kernel)(PeerArgs)>
+void launch_peer_kernel(unsigned blocks, unsigned threads, const PeerArgs& args, bool programmatic,
+                        cudaStream_t stream) {
+    if (programmatic) {
+        cudatutorial::launch_programmatic(Kernel, dim3(blocks), dim3(threads), stream, args);
+    } else {
+        Kernel<<<blocks, threads, 0, stream>>>(args);
+    }
 }
 
 }  // namespace multi_gpu

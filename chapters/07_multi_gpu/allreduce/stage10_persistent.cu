@@ -175,7 +175,7 @@ __device__ void wait_until_peers_emptied(const PeerArgs& a, std::uint32_t seq) {
     __syncthreads();
 }
 
-/// Stage 5's call `seq` for this block's elements (peer_kernels.cu explains the sentinel and the
+/// Stage 5's call `seq` for this block's elements (stage5_one_shot_sentinel.cu explains the sentinel and the
 /// three buffers), with the data stored volatile.
 __device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
     const std::size_t vectors = a.n / 4;
@@ -360,7 +360,7 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
     // Stage 5's workspace (three staging buffers, flags zeroed, slots empty), every rank's
     // buffers shared: the same set-up as the launched stage, whose run() is never called here.
     buffers_ =
-        std::make_unique<PeerAllReduce>(team, PeerAlgorithm::kOneShotSentinel, send, recv, n);
+        std::make_unique<PeerAllReduce>(team, sentinel_peer_kernel(), send, recv, n);
     const int ranks = team.ranks();
     for (int g = 0; g < team.local_gpus(); ++g) {
         const DeviceGuard guard(team.device_of(g));

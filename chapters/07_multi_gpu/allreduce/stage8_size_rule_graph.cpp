@@ -54,7 +54,7 @@ std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
                                                      std::size_t n) {
     const SizeRule rule = size_rule_for(team);
     auto reducer = std::make_unique<GraphAllReducer>(
-        team, make_peer_all_reducer(team, rule.choose(n * sizeof(float)), send, recv, n));
+        team, make_peer_all_reducer(team, size_rule_kernel(rule, n * sizeof(float)), send, recv, n));
     reducer->set_remark("stage 7's size rule, measured on these GPUs: " + rule.reason);
     return reducer;
 }

@@ -17,7 +17,7 @@ std::unique_ptr<TeamAllReducer> make_size_rule_pdl(PeerTeam& team,
                                                    const std::vector<float*>& recv,
                                                    std::size_t n) {
     const SizeRule rule = size_rule_for(team);
-    auto reducer = make_peer_all_reducer(team, rule.choose(n * sizeof(float)), send, recv, n,
+    auto reducer = make_peer_all_reducer(team, size_rule_kernel(rule, n * sizeof(float)), send, recv, n,
                                          PeerLaunchMode::kProgrammatic);
     reducer->set_remark("stage 7's size rule, measured on these GPUs: " + rule.reason);
     return reducer;
