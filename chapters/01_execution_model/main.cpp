@@ -8,6 +8,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
+#include "cudatutorial/sections.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
@@ -20,8 +21,9 @@ namespace em = execution_model;
 
 namespace {
 
-const std::vector<std::string> kSections = {"query",     "warps", "latency", "copy",
-                                            "occupancy", "sweep", "scaling"};
+struct Run;
+// The chapter's sections as data (defined below, after the functions they run).
+const ct::SectionTable<Run>& section_table();
 
 void print_device_query(const ct::DeviceInfo& info) {
     std::vector<std::vector<std::string>> cells = {{"property", "value", "note"}};
@@ -353,56 +355,140 @@ void add_options(CLI::App& app, Options& o) {
                    "block shapes for the sweep, e.g. 32x32,128x2 (default: the textbook's 15, "
                    "(32,32) ... (256,8))")
         ->delimiter(',');
-    // --stage, as in every chapter (this chapter's steps are its sections); --section still
-    // works.
-    std::vector<std::string> accepted = kSections;
-    accepted.push_back("list");
-    app.add_option("--stage,--section", o.sections,
-                   "run only these sections: query, warps, latency, copy, occupancy, sweep, "
-                   "scaling (default: all); or list (the sections and what each shows, without "
-                   "a GPU; with --json: as JSON)")
-        ->delimiter(',')
-        ->check(CLI::IsMember(accepted));
+    section_table().add_option(app, o.sections);
     app.add_option("--seed", o.seed, "seed of the random matrices")->capture_default_str();
     ct::add_profile_help_flag(app, o.profile_help, "the textbook's nvprof metrics");
     ct::add_common_options(app, o.common);
 }
 
-// --stage list: the sections, as stage descriptors.
-int list_sections(const Options& o) {
-    const auto section = [](const char* id, const char* idea) {
-        return ct::StageDescriptor{id, id, idea, ct::StageRole::kProgression};
-    };
-    static const std::vector<ct::StageDescriptor> sections = {
-        section("query", "what this GPU is: SMs, warp size, limits, memory (the device query)"),
-        section("warps",
-                "how a block becomes warps: threads, warps and idle lanes of "
-                "--block-shape, worked out on the CPU"),
-        section("latency",
-                "how much parallelism hides latency: Little's law with this GPU's "
-                "measured latencies"),
-        section("copy",
-                "the DRAM bandwidth a copy gets (cudaMemcpyAsync and a copy kernel), "
-                "next to the theoretical figure"),
-        section("occupancy",
-                "how many warps fit: the theoretical occupancy of sum_matrix_2d, "
-                "modeled and from the runtime"),
-        section("sweep",
-                "what the block shape does to a memory-bound kernel: the 2D matrix "
-                "sum, one block shape per row"),
-        section("scaling",
-                "transparent scalability: the same kernels on partitions of the SMs "
-                "(green contexts)")};
-    return ct::list_stages(o.common, "execution_model", {{"", ct::descriptors(sections)}});
+// What the sections of one run share: the options checked before any GPU work, the device, and
+// the latencies the latency section measured (the copy section uses them).
+struct Run {
+    const Options& o;
+    em::BlockShape block;
+    int nx = 0;
+    int ny = 0;
+    std::vector<em::BlockShape> shapes;
+    ct::DeviceInfo info;
+    em::ProbeResults probe;
+    bool probed = false;
+
+    ct::CommonOptions files_for(const std::string& section) const;
+};
+
+int query_section(Run& r) {
+    print_device_query(r.info);
+    std::cout << "\n";
+    return ct::to_int(ct::ExitCode::kSuccess);
+}
+
+int warps_section(Run& r) {
+    print_warps(r.block, &r.info);
+    std::cout << "\n";
+    return ct::to_int(ct::ExitCode::kSuccess);
+}
+
+int latency_section(Run& r) {
+    r.probe = print_latency(r.info);
+    r.probed = true;
+    std::cout << "\n";
+    return ct::to_int(ct::ExitCode::kSuccess);
+}
+
+int copy_section(Run& r) {
+    print_copy(r.info, r.o.common.benchmark_config(), r.o.common.timing_description(),
+               r.probed ? &r.probe : nullptr);
+    std::cout << "\n";
+    return ct::to_int(ct::ExitCode::kSuccess);
+}
+
+int occupancy_section(Run& r) {
+    std::vector<em::BlockShape> occupancy_shapes = r.shapes;
+    if (std::find(r.shapes.begin(), r.shapes.end(), r.block) == r.shapes.end()) {
+        occupancy_shapes.push_back(r.block);
+    }
+    print_occupancy(occupancy_shapes, r.info);
+    std::cout << "\n";
+    return ct::to_int(ct::ExitCode::kSuccess);
+}
+
+int sweep_section(Run& r) {
+    ct::RunInfo run = ct::make_run_info(
+        "execution_model", "2D matrix sum C = A + B, one block shape per row", r.info);
+    run.set("matrix", std::to_string(r.nx) + " x " + std::to_string(r.ny) + " floats");
+    run.set("bytes per run",
+            ct::format_bytes(em::matrix_sum_bytes(r.nx, r.ny)) + " (2 reads + 1 write)");
+    run.set("timing", r.o.common.timing_description());
+    ct::TableRun table(run, r.files_for("sweep"));
+    for (auto& row : em::run_matrix_sum_sweep(r.nx, r.ny, r.shapes, r.info,
+                                              r.o.common.benchmark_config(), r.o.seed)) {
+        table.add(std::move(row));
+    }
+    const int status = table.finish();
+    std::cout << "\n";
+    return status;
+}
+
+int scaling_section(Run& r) {
+    auto scaling = em::sm_scaling_table(std::cout, r.info, r.o.common.benchmark_config(),
+                                        r.o.common.timing_description());
+    if (!scaling) {
+        return ct::to_int(ct::ExitCode::kSuccess);  // skipped, and it said why
+    }
+    ct::TableRun table(std::move(scaling->run), r.files_for("scaling"));
+    for (ct::ResultRow& row : scaling->rows) {
+        table.add(std::move(row));
+    }
+    for (const std::string& note : scaling->notes) {
+        table.add_note(note);
+    }
+    return table.finish();
+}
+
+// The chapter's sections, in the order they run: name, what it shows, the function.
+const ct::SectionTable<Run>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<Run> table({
+        section<Run>("query", "what this GPU is: SMs, warp size, limits, memory (the device query)",
+                     query_section, false),
+        section<Run>("warps",
+                     "how a block becomes warps: threads, warps and idle lanes of --block-shape, "
+                     "worked out on the CPU",
+                     warps_section, false),
+        section<Run>("latency",
+                     "how much parallelism hides latency: Little's law with this GPU's measured "
+                     "latencies",
+                     latency_section, false),
+        section<Run>("copy",
+                     "the DRAM bandwidth a copy gets (cudaMemcpyAsync and a copy kernel), next to "
+                     "the theoretical figure",
+                     copy_section, false),
+        section<Run>("occupancy",
+                     "how many warps fit: the theoretical occupancy of sum_matrix_2d, modeled and "
+                     "from the runtime",
+                     occupancy_section, false),
+        section<Run>("sweep",
+                     "what the block shape does to a memory-bound kernel: the 2D matrix sum, one "
+                     "block shape per row",
+                     sweep_section),
+        section<Run>("scaling",
+                     "transparent scalability: the same kernels on partitions of the SMs (green "
+                     "contexts)",
+                     scaling_section),
+    });
+    return table;
+}
+
+ct::CommonOptions Run::files_for(const std::string& section) const {
+    return section_table().files_for(o.common, o.sections, section);
 }
 
 int run(const Options& o) {
-    if (o.sections == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
-        return list_sections(o);
+    const auto& sections = section_table();
+    if (ct::SectionTable<Run>::is_list(o.sections)) {  // registry information: no GPU needed
+        return sections.list(o.common, "execution_model");
     }
-    if (std::find(o.sections.begin(), o.sections.end(), "list") != o.sections.end()) {
-        throw ct::UsageError("--stage", "list stands alone: it lists the sections");
-    }
+    sections.check(o.sections);
     if (o.profile_help) {
         std::cout << em::profiling_help(o.program);
         return ct::to_int(ct::ExitCode::kSuccess);
@@ -415,12 +501,8 @@ int run(const Options& o) {
         throw ct::UsageError("--nx x --ny", std::to_string(o.nx * o.ny) +
                                                 " elements is over this program's limit of 2^32");
     }
-    const int nx = static_cast<int>(o.nx);
-    const int ny = static_cast<int>(o.ny);
-    const std::vector<em::BlockShape> shapes =
-        o.blocks.empty() ? em::textbook_block_shapes() : em::parse_block_list(o.blocks);
     const auto wanted = [&](const std::string& section) {
-        return ct::section_wanted(o.sections, section);
+        return sections.wanted(o.sections, section);
     };
     // The warps section works out the layout of a block that can be launched.
     if (const std::string problem = block_shape_over_every_gpu(block);
@@ -437,82 +519,28 @@ int run(const Options& o) {
         std::cout << "\n(no CUDA device: the layout above was not checked on hardware)\n";
         return ct::to_int(ct::ExitCode::kSuccess);
     }
-    const ct::DeviceInfo info = ct::select_device(o.common.device);
-    const std::string block_problem = em::block_shape_problem(block, info, 0);
+    Run r{o,
+          block,
+          static_cast<int>(o.nx),
+          static_cast<int>(o.ny),
+          o.blocks.empty() ? em::textbook_block_shapes() : em::parse_block_list(o.blocks),
+          ct::select_device(o.common.device),
+          {},
+          false};
+    const std::string block_problem = em::block_shape_problem(block, r.info, 0);
     if (wanted("warps") && !block_problem.empty()) {
         throw ct::UsageError("--block-shape", block.to_string() + ": " + block_problem);
     }
     // Before the first section: a sweep that cannot fit must stop here (exit 2), not after the
     // other sections have run their kernels.
     if (wanted("sweep")) {
-        em::require_matrix_sum_memory(nx, ny);
+        em::require_matrix_sum_memory(r.nx, r.ny);
     }
     if (wanted("scaling")) {
-        ct::require_device_memory(em::sm_scaling_device_bytes(em::ScalingConfig{}, info),
+        ct::require_device_memory(em::sm_scaling_device_bytes(em::ScalingConfig{}, r.info),
                                   "the matrices of the scaling section");
     }
-
-    if (wanted("query")) {
-        print_device_query(info);
-        std::cout << "\n";
-    }
-    if (wanted("warps")) {
-        print_warps(block, &info);
-        std::cout << "\n";
-    }
-    em::ProbeResults probe;
-    if (wanted("latency")) {
-        probe = print_latency(info);
-        std::cout << "\n";
-    }
-    if (wanted("copy")) {
-        print_copy(info, o.common.benchmark_config(), o.common.timing_description(),
-                   wanted("latency") ? &probe : nullptr);
-        std::cout << "\n";
-    }
-    if (wanted("occupancy")) {
-        std::vector<em::BlockShape> occupancy_shapes = shapes;
-        if (std::find(shapes.begin(), shapes.end(), block) == shapes.end()) {
-            occupancy_shapes.push_back(block);
-        }
-        print_occupancy(occupancy_shapes, info);
-        std::cout << "\n";
-    }
-    int status = ct::to_int(ct::ExitCode::kSuccess);
-    if (wanted("sweep")) {
-        ct::RunInfo run = ct::make_run_info(
-            "execution_model", "2D matrix sum C = A + B, one block shape per row", info);
-        run.set("matrix", std::to_string(nx) + " x " + std::to_string(ny) + " floats");
-        run.set("bytes per run",
-                ct::format_bytes(em::matrix_sum_bytes(nx, ny)) + " (2 reads + 1 write)");
-        run.set("timing", o.common.timing_description());
-        ct::TableRun table(run, o.common);
-        for (auto& row :
-             em::run_matrix_sum_sweep(nx, ny, shapes, info, o.common.benchmark_config(), o.seed)) {
-            table.add(std::move(row));
-        }
-        status = std::max(status, table.finish());
-    }
-    if (wanted("scaling")) {
-        // With the sweep in the same run, the sweep keeps --csv/--json and this table goes
-        // beside it: out.json -> out_scaling.json.
-        if (wanted("sweep")) {
-            std::cout << "\n";
-        }
-        if (auto scaling = em::sm_scaling_table(std::cout, info, o.common.benchmark_config(),
-                                                o.common.timing_description())) {
-            ct::TableRun table(std::move(scaling->run), o.common,
-                               wanted("sweep") ? "_scaling" : "");
-            for (ct::ResultRow& row : scaling->rows) {
-                table.add(std::move(row));
-            }
-            for (const std::string& note : scaling->notes) {
-                table.add_note(note);
-            }
-            status = std::max(status, table.finish());
-        }
-    }
-    return status;
+    return sections.run(o.sections, r);
 }
 
 }  // namespace

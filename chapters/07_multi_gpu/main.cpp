@@ -17,6 +17,6 @@ int main(int argc, char** argv) {
         }
         options.validate();
         const int ranks = multi_gpu::run_ranks(options, argc, argv);
-        return ranks >= 0 ? ranks : multi_gpu::run(options);
+        return ranks >= 0 ? ranks : multi_gpu::run(options, argv);
     });
 }

@@ -16,8 +16,7 @@ namespace multi_gpu {
 // ---- Options ----------------------------------------------------------------------------------
 
 bool Options::wants(const std::string& section) const {
-    return sections.empty() ||
-           std::find(sections.begin(), sections.end(), section) != sections.end();
+    return section_table().wanted(sections, section);
 }
 
 std::vector<std::uint64_t> Options::message_bytes() const {
@@ -45,16 +44,7 @@ std::vector<std::uint64_t> Options::round_trip_bytes() const {
 }
 
 void Options::validate() const {
-    if (std::find(sections.begin(), sections.end(), "list") != sections.end()) {
-        throw ct::UsageError("--stage", "list stands alone: it lists the sections");
-    }
-    if (std::find(sections.begin(), sections.end(), "network") != sections.end() &&
-        sections.size() > 1) {
-        throw ct::UsageError(
-            "--stage",
-            "network stands alone: it runs one process per GPU, twice (NVLink, then "
-            "sockets)");
-    }
+    section_table().check(sections);
     if (common.batch > 1 && sections == std::vector<std::string>{"roundtrip"}) {
         throw ct::UsageError("--batch", "the round-trip section times one call at a time, from "
                                         "the request to the result");
@@ -89,7 +79,7 @@ void Options::validate() const {
 }
 
 ct::CommonOptions Options::files_for(const std::string& section) const {
-    return sections.size() == 1 ? common : common.with_file_suffix("_" + section);
+    return section_table().files_for(common, sections, section);
 }
 
 void add_options(CLI::App& app, Options& o) {
@@ -97,21 +87,7 @@ void add_options(CLI::App& app, Options& o) {
                    "GPUs to use, from --device on (0: every visible one, at most 16)")
         ->check(CLI::Range(0, 16))
         ->capture_default_str();
-    std::string all;
-    for (const std::string& name : section_names()) {
-        all += (all.empty() ? "" : ", ") + name;
-    }
-    // --stage, as in every chapter; --section, its first name, still works.
-    std::vector<std::string> accepted = section_names();
-    accepted.push_back("network");
-    accepted.push_back("list");
-    app.add_option("--stage,--section", o.sections,
-                   "sections to run, comma-separated (default: all): " + all +
-                       "; roundtrip also with --ranks; or network alone (NCCL between processes over NVLink, then over TCP "
-                       "sockets: two machines simulated; --ranks G, default 2); or list (the sections and the all-reduce stages, without a GPU; with "
-                       "--json: as JSON)")
-        ->delimiter(',')
-        ->check(CLI::IsMember(accepted));
+    section_table().add_option(app, o.sections, "; roundtrip and network also with --ranks");
     ct::add_size_option(app, "--n", o.n, "ints summed by the sharded reduction");
     app.add_option("--reduction-stage", o.reduction_stage, "chapter 3's stage run on every GPU")
         ->capture_default_str();
@@ -139,35 +115,10 @@ void add_options(CLI::App& app, Options& o) {
 }
 
 int list_sections(const Options& o) {
-    static const std::vector<ct::StageDescriptor> sections = {
-        {"topology", "topology",
-         "which GPU reaches which: peer access between every pair, and the bandwidth of a copy "
-         "over each path",
-         ct::StageRole::kProgression},
-        {"reduction", "sharded_reduction",
-         "chapter 3's stage (--reduction-stage) on a slice of the input per GPU, the partial sums "
-         "combined (each way of combining), against the same stage on one GPU",
-         ct::StageRole::kProgression},
-        {"histogram", "sharded_histogram",
-         "chapter 5's stage (--histogram-stage) on a slice of the input per GPU, the histograms "
-         "combined (each way of combining), against the same stage on one GPU",
-         ct::StageRole::kProgression},
-        {"allreduce", "allreduce",
-         "an all-reduce built step by step (the stages below) against NCCL, for each --sizes",
-         ct::StageRole::kProgression},
-        {"roundtrip", "roundtrip",
-         "the all-reduce as a caller who waits sees it, timed on the host one call at a time: "
-         "stage 5 launched, stage 10 resident, NCCL launched (small sizes unless --sizes); also "
-         "with --ranks",
-         ct::StageRole::kProgression},
-        {"network", "network",
-         "not in the default run: NCCL's all-reduce in one process per GPU over NVLink, then "
-         "through its network transport (sockets on loopback), as between two machines",
-         ct::StageRole::kProgression}};
-    return ct::list_stages(o.common, "multi_gpu",
-                           {{"Sections (--stage or --section)", ct::descriptors(sections)},
-                            {"All-reduce stages (the rows of the allreduce section)",
-                             ct::descriptors(allreduce_stages())}});
+    return section_table().list(
+        o.common, "multi_gpu",
+        {{"All-reduce stages (the rows of the allreduce and roundtrip sections)",
+          ct::descriptors(allreduce_stages())}});
 }
 
 void disable_nvlink_multicast() {

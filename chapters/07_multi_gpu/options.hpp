@@ -8,15 +8,9 @@
 
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/data.hpp"
+#include "cudatutorial/sections.hpp"
 
 namespace multi_gpu {
-
-/// The sections, in the order they run.
-inline const std::vector<std::string>& section_names() {
-    static const std::vector<std::string> names = {"topology", "reduction", "histogram",
-                                                   "allreduce", "roundtrip"};
-    return names;
-}
 
 /// Everything the executable can be asked.
 struct Options {
@@ -35,7 +29,7 @@ struct Options {
     std::string id_file;  ///< --id-file: where rank 0 leaves NCCL's unique id
     cudatutorial::CommonOptions common;
 
-    /// True when `section` was asked for (or no --section was given).
+    /// True when `section` runs (section_table().wanted).
     bool wants(const std::string& section) const;
     /// The --sizes, parsed to bytes; throws UsageError for a size that is not a positive
     /// multiple of 4 bytes.
@@ -44,10 +38,30 @@ struct Options {
     std::vector<std::uint64_t> round_trip_bytes() const;
     /// Checks everything that needs no GPU (UsageError).
     void validate() const;
-    /// The output files of `section`: --csv/--json/--markdown as given when one section runs,
-    /// else with "_<section>" before the extension ("out.json" -> "out_sharded.json").
+    /// The output files of `section`: --csv/--json/--markdown as given for the first section
+    /// that runs, with "_<section>" before the extension for the others ("out.json" ->
+    /// "out_allreduce.json"; section_table().files_for).
     cudatutorial::CommonOptions files_for(const std::string& section) const;
 };
+
+/// What the sections of one run share: the options, the GPUs (found, and the run's first line
+/// printed, when a section first asks), and the link rate once measured ("% of link").
+struct SectionContext {
+    SectionContext(const Options& options, char** argv);
+    const Options& options;
+    char** argv = nullptr;  ///< the program's own command line (network starts copies of it)
+    double link_gbs = 0;    ///< GPU 0 -> 1 copy rate, once the topology section measured it
+    /// The GPUs the one-process sections use (--gpus from --device on); exit 3 without one.
+    const std::vector<int>& gpus();
+
+  private:
+    std::vector<int> devices_;
+};
+
+/// The chapter's sections, in the order they run: name, one-line idea, the function that runs
+/// it (sections.cpp). --help, --stage list, the checks, the dispatch and the file names all come
+/// from it.
+const cudatutorial::SectionTable<SectionContext>& section_table();
 
 /// Sets NCCL_NVLS_ENABLE=0 unless the environment already sets it (README: why).
 void disable_nvlink_multicast();
@@ -62,8 +76,13 @@ int list_sections(const Options& options);
 /// yardstick of the all-reduce tables' "% of link" (topology.hpp's measure_copy, 10 samples).
 double measure_link_gbs(int from, int to, const Options& options);
 
-/// The single-process sections (one host thread drives every GPU). Returns the exit code.
-int run(const Options& options);
+/// The sections `options` ask for, in table order (one host thread drives every GPU; network
+/// starts its processes). `argv`: the program's command line. Returns the exit code.
+int run(const Options& options, char** argv);
+
+/// `--stage network`: NCCL in one process per GPU over NVLink, then over sockets, one table
+/// (ranks.cpp). Returns the exit code.
+int run_network(const Options& options, char** argv);
 
 /// The multi-process mode: `--ranks G` starts G copies of this program, one per GPU, and returns
 /// the worst exit code; a rank (started that way, or by mpirun) joins the others through NCCL.

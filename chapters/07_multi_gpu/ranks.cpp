@@ -184,11 +184,10 @@ void finalize_mpi() {
 #endif
 }
 
-// The rank's work: the sharded reduction (each rank one shard, the partial sums all-reduced by
-// NCCL) and NCCL's all-reduce of float vectors, each verified on every rank; the verdicts are
-// all-reduced too (minimum), so every rank exits with the same code. Rank 0 prints the table.
-int run_rank(const RankEnvironment& env, const Options& o) {
-    const int count = ct::cuda_device_count();
+// ---- One rank ----------------------------------------------------------------------------------
+
+// The GPU a rank drives: its local rank's, one GPU per rank (exit 2 when there are too few).
+int rank_device(const RankEnvironment& env, int count) {
     if (count == 0) {
         ct::select_device(0);  // the chapters' no-device error, exit 3
     }
@@ -199,122 +198,102 @@ int run_rank(const RankEnvironment& env, const Options& o) {
                              " ranks on this machine, " + std::to_string(count) +
                              " GPUs: one GPU per rank");
     }
-    const int device = env.local_rank;
-    const ct::DeviceInfo info_device = ct::select_device(device);
-    const std::string id = exchange_id(env, o);
-    const std::shared_ptr<detail::NcclComms> comm =
-        detail::make_nccl_rank_comm(id, env.ranks, env.rank);
-    // Blocking, so that it waits for the cudaMemset/cudaMemcpy set-up calls (legacy stream).
-    ct::CudaStream stream(cudaStreamDefault);
-    const auto allreduce = [&](const void* send, void* recv, std::size_t n, detail::NcclType type,
-                               detail::NcclOp op, cudaStream_t s) {
-        detail::nccl_allreduce(*comm, {s}, {send}, {recv}, n, type, op);
-    };
+    return env.local_rank;
+}
 
+ct::RunInfo rank_run_info(const RankEnvironment& env, const Options& o,
+                          const ct::DeviceInfo& device, bool round_trip) {
     ct::RunInfo info = ct::make_run_info(
         "multi_gpu",
-        "one process per GPU (" + std::to_string(env.ranks) + " ranks), joined by NCCL",
-        info_device);
+        round_trip ? "all-reduce as a caller who waits sees it, one process per GPU (" +
+                         std::to_string(env.ranks) +
+                         " ranks): one call at a time, from the request to the result, timed on "
+                         "the host"
+                   : "one process per GPU (" + std::to_string(env.ranks) +
+                         " ranks), joined by NCCL",
+        device);
     info.peak_bandwidth_gbs = 0;
     info.set("ranks", std::to_string(env.ranks));
     info.set("launched by", env.from_mpirun ? "mpirun" : "--ranks");
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
-    // A round of the network section (launch_network): NCCL's rows only, handed to the launcher.
-    const char* round = std::getenv("CT_NETWORK_ROUND");
-    const bool network_round = round != nullptr;
-    // --section roundtrip: the round-trip table only (roundtrip.hpp).
-    const bool round_trip = o.sections == std::vector<std::string>{"roundtrip"};
-    if (round_trip) {
-        info.title = "all-reduce as a caller who waits sees it, one process per GPU (" +
-                     std::to_string(env.ranks) +
-                     " ranks): one call at a time, from the request to the result, timed on the "
-                     "host";
-    }
-    ct::TableRun table(info, o.common);
-    ct::BenchmarkConfig config = o.common.benchmark_config();
-    config.stream = stream;
-    if (round_trip) {
-        config = round_trip_config(config);
-        prepare_round_trip_table(table, config);
-    } else {
-        prepare_allreduce_table(table, config);
-    }
+    return info;
+}
 
-    // 1. Sharded reduction: every rank makes the same input (the generator is counter-based),
-    // checks the same expected sum, and uploads only its own shard.
-    if (!network_round && !round_trip) {
-        const std::size_t n = static_cast<std::size_t>(o.n);
-        const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
-        const int expected = reduction::reference_sum(host);
-        const Range shard = split_range(n, env.ranks, env.rank, 4);
-        ct::DeviceBuffer<int> d_shard(shard.size());
-        d_shard.copy_from_host(host.data() + shard.begin, shard.size());
-        ct::DeviceBuffer<unsigned int> d_partial(1);
-        ct::DeviceBuffer<unsigned int> d_total(1);
-        std::unique_ptr<reduction::Reducer> reducer;
-        if (!shard.empty()) {
-            reducer =
-                std::make_unique<reduction::Reducer>(o.reduction_stage, shard.size(), o.block);
-        }
-        d_total.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
-        const ct::Measurement m = ct::measure(
-            [&](cudaStream_t s) {
-                int* partial = reinterpret_cast<int*>(d_partial.data());
-                if (reducer) {
-                    reducer->run(d_shard.data(), partial, s);
-                } else {
-                    CT_CHECK(cudaMemsetAsync(partial, 0, sizeof(int), s));
-                }
-                allreduce(d_partial.data(), d_total.data(), 1, detail::NcclType::kUint32,
-                          detail::NcclOp::kSum, s);
-            },
-            [&] {
-                unsigned int got = 0;
-                d_total.copy_to_host(&got, 1);
-                const int sum = static_cast<int>(got);
-                return sum == expected
-                           ? ct::Verification::pass()
-                           : ct::Verification::fail("rank " + std::to_string(env.rank) + ": sum " +
-                                                    std::to_string(sum) + ", expected " +
-                                                    std::to_string(expected));
-            },
-            config);
-        ct::ResultRow row = ct::make_row("reduction",
-                                         "stage " + o.reduction_stage +
-                                             " per rank + "
-                                             "ncclAllReduce of the partial sums",
-                                         m, static_cast<double>(n * sizeof(int)));
-        row.in_progression = false;
-        row.group = ct::describe_size(n) + " ints";
-        table.add(row);
+// The sharded reduction: every rank makes the same input (the generator is counter-based),
+// checks the same expected sum, uploads only its own shard, and NCCL all-reduces the partials.
+ct::ResultRow sharded_reduction_row(const RankEnvironment& env, const Options& o,
+                                    const detail::NcclComms& comm,
+                                    const ct::BenchmarkConfig& config) {
+    const std::size_t n = static_cast<std::size_t>(o.n);
+    const std::vector<int> host = reduction::make_input(reduction::Pattern::kRandom, n, o.seed);
+    const int expected = reduction::reference_sum(host);
+    const Range shard = split_range(n, env.ranks, env.rank, 4);
+    ct::DeviceBuffer<int> d_shard(shard.size());
+    d_shard.copy_from_host(host.data() + shard.begin, shard.size());
+    ct::DeviceBuffer<unsigned int> d_partial(1);
+    ct::DeviceBuffer<unsigned int> d_total(1);
+    std::unique_ptr<reduction::Reducer> reducer;
+    if (!shard.empty()) {
+        reducer = std::make_unique<reduction::Reducer>(o.reduction_stage, shard.size(), o.block);
     }
+    d_total.fill_bytes(0xff);
+    CT_CHECK(cudaDeviceSynchronize());
+    const ct::Measurement m = ct::measure(
+        [&](cudaStream_t s) {
+            int* partial = reinterpret_cast<int*>(d_partial.data());
+            if (reducer) {
+                reducer->run(d_shard.data(), partial, s);
+            } else {
+                CT_CHECK(cudaMemsetAsync(partial, 0, sizeof(int), s));
+            }
+            detail::nccl_allreduce(comm, {s}, {d_partial.data()}, {d_total.data()}, 1,
+                                   detail::NcclType::kUint32, detail::NcclOp::kSum);
+        },
+        [&] {
+            unsigned int got = 0;
+            d_total.copy_to_host(&got, 1);
+            const int sum = static_cast<int>(got);
+            return sum == expected
+                       ? ct::Verification::pass()
+                       : ct::Verification::fail("rank " + std::to_string(env.rank) + ": sum " +
+                                                std::to_string(sum) + ", expected " +
+                                                std::to_string(expected));
+        },
+        config);
+    ct::ResultRow row = ct::make_row(
+        "reduction", "stage " + o.reduction_stage + " per rank + ncclAllReduce of the partial sums",
+        m, static_cast<double>(n * sizeof(int)));
+    row.in_progression = false;
+    row.group = ct::describe_size(n) + " ints";
+    return row;
+}
 
-    // 2. The all-reduce stages that run in one process per GPU (those made on a team: the
-    // peer-memory stages, through CUDA IPC, and NCCL), every rank's result checked bit for bit.
-    // Every rank makes and runs the same stages in the same order: making one is collective
-    // (the ranks swap IPC handles), and so is every run.
-    RankTeam team(env.rank, env.ranks, device, stream, comm);
-    std::vector<std::string> notes;
-    // "% of link": the one-way rate of a peer copy between the first two GPUs, measured by rank 0
-    // (which can address GPU 1 on this machine) while the others wait.
+// "% of link": the one-way rate of a peer copy between the first two GPUs, measured by rank 0
+// (which can address GPU 1 on this machine) while the others wait; 0 on every other rank.
+double rank_link_gbs(const RankEnvironment& env, const Options& o, int count, int device,
+                     RankTeam& team) {
     double link_gbs = 0;
-    if (!network_round && env.rank == 0 && env.ranks > 1 && count > 1) {
+    if (env.rank == 0 && env.ranks > 1 && count > 1) {
         int can = 0;
         CT_CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
         if (can) {
             link_gbs = measure_link_gbs(0, 1, o);
-            table.info().set("link (GPU 0 -> 1, measured)",
-                             ct::format_fixed(link_gbs, 1) + " GB/s");
         }
         ct::select_device(device);
     }
     team.barrier();
-    if (round_trip) {
-        add_round_trip_rows(table, team, o.round_trip_bytes(), o.seed, config, link_gbs, notes);
-    }
-    for (std::uint64_t bytes : round_trip ? std::vector<std::uint64_t>{} : o.message_bytes()) {
+    return link_gbs;
+}
+
+// The all-reduce stages that run in one process per GPU (those made on a team: the peer-memory
+// stages, through CUDA IPC, and NCCL; only NCCL in a network round), every rank's result
+// checked bit for bit. Every rank makes and runs the same stages in the same order: making one
+// is collective (the ranks swap IPC handles), and so is every run.
+void add_team_rows(ct::TableRun& table, RankTeam& team, const RankEnvironment& env,
+                   const Options& o, ct::BenchmarkConfig config, double link_gbs,
+                   bool network_round, std::vector<std::string>& notes) {
+    for (std::uint64_t bytes : o.message_bytes()) {
         const std::size_t n = static_cast<std::size_t>(bytes / sizeof(float));
         ct::DeviceBuffer<float> send(allreduce_input(o.seed, env.rank, n));
         ct::DeviceBuffer<float> recv(n);
@@ -361,28 +340,30 @@ int run_rank(const RankEnvironment& env, const Options& o) {
             }
             // The peers map this rank's buffers: no rank frees anything (the reducer's
             // workspace now, send and recv at the end of the size) before every rank is done.
-            stream.synchronize();
+            CT_CHECK(cudaStreamSynchronize(team.stream_of(0)));
             team.barrier();
             reducer.reset();
             team.barrier();
         }
     }
-    for (const std::string& note : notes) {
-        table.add_note(note);
-    }
+}
 
-    // 3. One verdict for all ranks.
+// One verdict for all ranks (the minimum over the ranks, so every rank exits with the same
+// code); rank 0 prints and writes the table, or hands a network round's rows to the launcher.
+int finish_rank(ct::TableRun& table, const RankEnvironment& env, const Options& o,
+                const detail::NcclComms& comm, cudaStream_t stream, const char* network_round,
+                bool round_trip) {
     ct::DeviceBuffer<unsigned int> verdict(1);
     const unsigned int mine = table.table().all_passed() ? 1u : 0u;
     verdict.copy_from_host(&mine, 1);
-    allreduce(verdict.data(), verdict.data(), 1, detail::NcclType::kUint32, detail::NcclOp::kMin,
-              stream);
-    stream.synchronize();
+    detail::nccl_allreduce(comm, {stream}, {verdict.data()}, {verdict.data()}, 1,
+                           detail::NcclType::kUint32, detail::NcclOp::kMin);
+    CT_CHECK(cudaStreamSynchronize(stream));
     unsigned int all = 0;
     verdict.copy_to_host(&all, 1);
     int code = ct::to_int(all ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
-    if (env.rank == 0 && network_round) {
-        write_round_rows(table.table(), round, std::getenv("CT_ROWS_FILE"));
+    if (env.rank == 0 && network_round != nullptr) {
+        write_round_rows(table.table(), network_round, std::getenv("CT_ROWS_FILE"));
     } else if (env.rank == 0) {
         std::cout << (round_trip ? "== ranks: one process per GPU, round trips\n"
                                  : "== ranks: one process per GPU\n");
@@ -399,6 +380,52 @@ int run_rank(const RankEnvironment& env, const Options& o) {
     if (env.rank == 0 && env.from_mpirun && !o.id_file.empty()) {
         std::remove(o.id_file.c_str());  // every rank has joined: nobody reads it any more
     }
+    return code;
+}
+
+// The rank's work: the sharded reduction (each rank one shard, the partial sums all-reduced by
+// NCCL) and the all-reduce stages, or the round-trip table (--stage roundtrip), or a network
+// round's NCCL rows; every result verified on every rank.
+int run_rank(const RankEnvironment& env, const Options& o) {
+    const int count = ct::cuda_device_count();
+    const int device = rank_device(env, count);
+    const ct::DeviceInfo info_device = ct::select_device(device);
+    const std::shared_ptr<detail::NcclComms> comm =
+        detail::make_nccl_rank_comm(exchange_id(env, o), env.ranks, env.rank);
+    // Blocking, so that it waits for the cudaMemset/cudaMemcpy set-up calls (legacy stream).
+    ct::CudaStream stream(cudaStreamDefault);
+    // A round of the network section (launch_network): NCCL's rows only, handed to the launcher.
+    const char* network_round = std::getenv("CT_NETWORK_ROUND");
+    const bool round_trip = o.sections == std::vector<std::string>{"roundtrip"};
+
+    ct::TableRun table(rank_run_info(env, o, info_device, round_trip), o.common);
+    ct::BenchmarkConfig config = o.common.benchmark_config();
+    config.stream = stream;
+    if (round_trip) {
+        config = round_trip_config(config);
+        prepare_round_trip_table(table, config);
+    } else {
+        prepare_allreduce_table(table, config);
+    }
+    if (network_round == nullptr && !round_trip) {
+        table.add(sharded_reduction_row(env, o, *comm, config));
+    }
+    RankTeam team(env.rank, env.ranks, device, stream, comm);
+    std::vector<std::string> notes;
+    const double link_gbs =
+        network_round != nullptr ? 0.0 : rank_link_gbs(env, o, count, device, team);
+    if (link_gbs > 0) {
+        table.info().set("link (GPU 0 -> 1, measured)", ct::format_fixed(link_gbs, 1) + " GB/s");
+    }
+    if (round_trip) {
+        add_round_trip_rows(table, team, o.round_trip_bytes(), o.seed, config, link_gbs, notes);
+    } else {
+        add_team_rows(table, team, env, o, config, link_gbs, network_round != nullptr, notes);
+    }
+    for (const std::string& note : notes) {
+        table.add_note(note);
+    }
+    const int code = finish_rank(table, env, o, *comm, stream, network_round, round_trip);
     finalize_mpi();
     return code;
 }
@@ -574,13 +601,14 @@ int run_ranks(const Options& o, int, char** argv) {
         disable_nvlink_multicast();
         return run_rank(env, o);
     }
-    if (network) {
-        return launch_network(o, argv);
-    }
-    if (o.ranks > 0) {
+    if (o.ranks > 0 && !network) {  // the network section starts its ranks itself
         return start_ranks(o, argv, o.ranks, {});
     }
     return -1;
+}
+
+int run_network(const Options& o, char** argv) {
+    return launch_network(o, argv);
 }
 
 }  // namespace multi_gpu

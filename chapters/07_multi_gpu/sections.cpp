@@ -474,31 +474,94 @@ double measure_link_gbs(int from, int to, const Options& o) {
                : 0.0;
 }
 
-int run(const Options& o) {
-    disable_nvlink_multicast();
-    const std::vector<int> devices = visible_gpus(o);
-    std::cout << "multi_gpu: " << devices.size() << " GPU(s) from device " << devices.front()
-              << "; NCCL: " << nccl_version() << "\n\n";
-    bool passed = true;
-    double link_gbs = 0;
-    if (o.wants("topology")) {
-        passed = run_topology(devices, o, link_gbs) && passed;
-    }
-    if (o.wants("reduction")) {
-        passed = run_sharded_reduction(devices, o) && passed;
-    }
-    if (o.wants("histogram")) {
-        passed = run_sharded_histogram(devices, o) && passed;
-    }
-    if (o.wants("allreduce")) {
-        passed = run_allreduce(devices, o, link_gbs) && passed;
-    }
-    if (o.wants("roundtrip") && o.common.batch > 1) {
-        std::cout << "== roundtrip: not run with --batch (it times one call at a time)\n\n";
-    } else if (o.wants("roundtrip")) {
-        passed = run_round_trip(devices, o, link_gbs) && passed;
-    }
+namespace {
+
+int verdict(bool passed) {
     return ct::to_int(passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+}
+
+int topology_section(SectionContext& c) {
+    return verdict(run_topology(c.gpus(), c.options, c.link_gbs));
+}
+
+int reduction_section(SectionContext& c) {
+    return verdict(run_sharded_reduction(c.gpus(), c.options));
+}
+
+int histogram_section(SectionContext& c) {
+    return verdict(run_sharded_histogram(c.gpus(), c.options));
+}
+
+int allreduce_section(SectionContext& c) {
+    return verdict(run_allreduce(c.gpus(), c.options, c.link_gbs));
+}
+
+int roundtrip_section(SectionContext& c) {
+    if (c.options.common.batch > 1) {  // named alone with --batch, validate() refused it
+        std::cout << "== roundtrip: not run with --batch (it times one call at a time)\n\n";
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    return verdict(run_round_trip(c.gpus(), c.options, c.link_gbs));
+}
+
+int network_section(SectionContext& c) {
+    return run_network(c.options, c.argv);
+}
+
+}  // namespace
+
+const ct::SectionTable<SectionContext>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<SectionContext> table({
+        section<SectionContext>("topology",
+                                "which GPU reaches which: peer access between every pair, and "
+                                "the bandwidth of a copy over each path",
+                                topology_section),
+        section<SectionContext>("reduction",
+                                "chapter 3's stage (--reduction-stage) on a slice of the input "
+                                "per GPU, the partial sums combined (each way of combining), "
+                                "against the same stage on one GPU",
+                                reduction_section),
+        section<SectionContext>("histogram",
+                                "chapter 5's stage (--histogram-stage) on a slice of the input "
+                                "per GPU, the histograms combined (each way of combining), "
+                                "against the same stage on one GPU",
+                                histogram_section),
+        section<SectionContext>("allreduce",
+                                "an all-reduce built step by step (the stages below) against "
+                                "NCCL, for each --sizes",
+                                allreduce_section),
+        section<SectionContext>("roundtrip",
+                                "the all-reduce as a caller who waits sees it, timed on the host "
+                                "one call at a time: stage 5 launched, stage 10 resident, NCCL "
+                                "launched (small sizes unless --sizes); also with --ranks",
+                                roundtrip_section),
+        section<SectionContext>("network",
+                                "NCCL's all-reduce in one process per GPU over NVLink, then "
+                                "through its network transport (sockets on loopback), as between "
+                                "two machines (--ranks G, default 2)",
+                                network_section, true,
+                                "it runs one process per GPU, twice (NVLink, then sockets)"),
+    });
+    return table;
+}
+
+SectionContext::SectionContext(const Options& o, char** program_argv)
+    : options(o), argv(program_argv) {}
+
+const std::vector<int>& SectionContext::gpus() {
+    if (devices_.empty()) {
+        devices_ = visible_gpus(options);
+        std::cout << "multi_gpu: " << devices_.size() << " GPU(s) from device " << devices_.front()
+                  << "; NCCL: " << nccl_version() << "\n\n";
+    }
+    return devices_;
+}
+
+int run(const Options& o, char** argv) {
+    disable_nvlink_multicast();
+    SectionContext context(o, argv);
+    return section_table().run(o.sections, context);
 }
 
 }  // namespace multi_gpu

@@ -1,0 +1,186 @@
+/// @file sections.hpp
+/// @brief A chapter's sections as data: one table per chapter, one row per section (its name, its
+/// one-line idea, the function that runs it). From that table come the --stage/--section option
+/// (the names it accepts and its help), `--stage list`, the checks that need no GPU, which
+/// sections run and in which order, and each section's output files. Adding a section is one row.
+///
+/// Host code only (CLI11): keep it out of .cu files.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/errors.hpp"
+#include "cudatutorial/stage.hpp"
+
+namespace cudatutorial {
+
+/// One section of a chapter. Its StageDescriptor's id is the name --stage takes (and the output
+/// files' suffix); name and idea are what --stage list shows.
+template <typename Context>
+struct Section : StageDescriptor {
+    /// Runs the section on the chapter's context; returns its exit code (kSuccess when every
+    /// result verified).
+    int (*run)(Context& context) = nullptr;
+    /// Whether it writes a table (and so files, with --csv/--json/--markdown).
+    bool writes_table = true;
+    /// Empty: the section runs by default and beside others. Otherwise it runs only when named,
+    /// alone, and this says why ("it runs one process per GPU, twice").
+    std::string alone_because;
+};
+
+/// A row of a section table: `name` is both its --stage name and its listed name.
+template <typename Context>
+Section<Context> section(const std::string& name, const std::string& idea,
+                         int (*run)(Context&), bool writes_table = true,
+                         const std::string& alone_because = {}) {
+    Section<Context> s;
+    s.id = name;
+    s.name = name;
+    s.idea = idea;
+    s.role = StageRole::kProgression;
+    s.run = run;
+    s.writes_table = writes_table;
+    s.alone_because = alone_because;
+    return s;
+}
+
+/// A chapter's sections, in the order they run.
+template <typename Context>
+class SectionTable {
+  public:
+    explicit SectionTable(std::vector<Section<Context>> sections)
+        : sections_(std::move(sections)) {}
+
+    /// The rows, in table order.
+    const std::vector<Section<Context>>& sections() const { return sections_; }
+
+    /// Every section's name, in table order.
+    std::vector<std::string> names() const {
+        std::vector<std::string> list;
+        for (const auto& s : sections_) {
+            list.push_back(s.id);
+        }
+        return list;
+    }
+
+    /// Registers --stage (its other name --section, which the chapter had first): a
+    /// comma-separated list of sections, or `list` alone. The help names them, says which run
+    /// by default, and ends with `more` (anything else the option accepts).
+    CLI::Option* add_option(CLI::App& app, std::vector<std::string>& selected,
+                            const std::string& more = {}) const {
+        std::string by_default;
+        std::string alone;
+        for (const auto& s : sections_) {
+            std::string& list = s.alone_because.empty() ? by_default : alone;
+            list += (list.empty() ? "" : ", ") + s.id;
+        }
+        std::vector<std::string> accepted = names();
+        accepted.push_back("list");
+        std::string help = "sections to run, comma-separated (default: all): " + by_default;
+        if (!alone.empty()) {
+            help += "; or alone, not run by default: " + alone;
+        }
+        help += "; or list (the sections, without a GPU; with --json: as JSON)" + more;
+        return app.add_option("--stage,--section", selected, help)
+            ->delimiter(',')
+            ->check(CLI::IsMember(accepted));
+    }
+
+    /// Whether `selected` is `--stage list`.
+    static bool is_list(const std::vector<std::string>& selected) {
+        return selected == std::vector<std::string>{"list"};
+    }
+
+    /// Everything about `selected` that CLI11 cannot check (UsageError, exit 2): `list` and a
+    /// section that runs alone must be named alone.
+    void check(const std::vector<std::string>& selected) const {
+        if (selected.size() < 2) {
+            return;
+        }
+        if (std::find(selected.begin(), selected.end(), "list") != selected.end()) {
+            throw UsageError("--stage", "list stands alone: it lists the sections");
+        }
+        for (const std::string& name : selected) {
+            const Section<Context>* s = find(name);
+            if (s != nullptr && !s->alone_because.empty()) {
+                throw UsageError("--stage", name + " stands alone: " + s->alone_because);
+            }
+        }
+    }
+
+    /// `--stage list`: the sections as a registry, then the chapter's other registries.
+    int list(const CommonOptions& options, const std::string& program,
+             std::vector<StageGroup> more = {},
+             const std::string& title = "Sections (--stage or --section)") const {
+        std::vector<const StageDescriptor*> rows;
+        for (const auto& s : sections_) {
+            rows.push_back(&s);
+        }
+        more.insert(more.begin(), StageGroup{more.empty() ? std::string() : title, rows});
+        return list_stages(options, program, more);
+    }
+
+    /// The section called `name`, or nullptr.
+    const Section<Context>* find(const std::string& name) const {
+        for (const auto& s : sections_) {
+            if (s.id == name) {
+                return &s;
+            }
+        }
+        return nullptr;
+    }
+
+    /// The sections that run, in table order: those named, or (none named) every section that
+    /// is not run alone.
+    std::vector<const Section<Context>*> chosen(const std::vector<std::string>& selected) const {
+        std::vector<const Section<Context>*> list;
+        for (const auto& s : sections_) {
+            const bool named = std::find(selected.begin(), selected.end(), s.id) != selected.end();
+            if (named || (selected.empty() && s.alone_because.empty())) {
+                list.push_back(&s);
+            }
+        }
+        return list;
+    }
+
+    /// Whether section `name` runs.
+    bool wanted(const std::vector<std::string>& selected, const std::string& name) const {
+        for (const Section<Context>* s : chosen(selected)) {
+            if (s->id == name) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /// Section `name`'s output files: as given for the first section that runs and writes a
+    /// table, with "_<name>" before the extension for every later one ("out.json" ->
+    /// "out_scaling.json"), as every program with several tables names them.
+    CommonOptions files_for(const CommonOptions& options, const std::vector<std::string>& selected,
+                            const std::string& name) const {
+        for (const Section<Context>* s : chosen(selected)) {
+            if (s->writes_table) {
+                return s->id == name ? options : options.with_file_suffix("_" + name);
+            }
+        }
+        return options.with_file_suffix("_" + name);
+    }
+
+    /// Runs every chosen section, in table order; returns the worst exit code.
+    int run(const std::vector<std::string>& selected, Context& context) const {
+        int status = to_int(ExitCode::kSuccess);
+        for (const Section<Context>* s : chosen(selected)) {
+            status = std::max(status, s->run(context));
+        }
+        return status;
+    }
+
+  private:
+    std::vector<Section<Context>> sections_;
+};
+
+}  // namespace cudatutorial
