@@ -8,10 +8,10 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
-#include "cudatutorial/sections.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/sections.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "execution_model.hpp"
 #include "sm_scaling.hpp"
@@ -413,8 +413,8 @@ int occupancy_section(Run& r) {
 }
 
 int sweep_section(Run& r) {
-    ct::RunInfo run = ct::make_run_info(
-        "execution_model", "2D matrix sum C = A + B, one block shape per row", r.info);
+    ct::RunInfo run = ct::make_run_info("execution_model",
+                                        "2D matrix sum C = A + B, one block shape per row", r.info);
     run.set("matrix", std::to_string(r.nx) + " x " + std::to_string(r.ny) + " floats");
     run.set("bytes per run",
             ct::format_bytes(em::matrix_sum_bytes(r.nx, r.ny)) + " (2 reads + 1 write)");

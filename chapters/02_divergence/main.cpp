@@ -9,6 +9,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/sections.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "divergence.hpp"
 
@@ -17,7 +18,9 @@ namespace dv = divergence;
 
 namespace {
 
-const std::vector<std::string> kSections = {"paths", "timing"};
+struct Run;
+// The chapter's sections as data (defined below, after the functions they run).
+const ct::SectionTable<Run>& section_table();
 
 std::string percent_text(long long part, long long whole) {
     return whole > 0 ? ct::format_fixed(100.0 * static_cast<double>(part) / whole, 0) + "%" : "-";
@@ -108,8 +111,7 @@ void add_options(CLI::App& app, Options& o) {
                    "independent states)")
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
-    ct::add_section_option(app, o.sections, kSections,
-                           "run only these sections: paths, timing (default: both)");
+    section_table().add_option_named(app, "--section", o.sections, false);
     app.add_option("--stage", o.stages,
                    "the timing section's kernels: 'all', 'list' (the kernels and their ideas, "
                    "without a GPU; with --json: as JSON), or a comma-separated list of ids or "
@@ -119,52 +121,35 @@ void add_options(CLI::App& app, Options& o) {
     ct::add_common_options(app, o.common);
 }
 
-int run(const Options& o) {
-    const std::vector<ct::StageGroup> registries = {
-        {"Short branches (the textbook's kernels)", ct::descriptors(dv::short_kernels())},
-        {"Long branches (a pair, compared with each other)", ct::descriptors(dv::long_kernels())}};
-    if (o.stages == "list") {  // registry information: no GPU needed
-        return ct::list_stages(o.common, "divergence", registries);
-    }
-    if (o.profile_help) {
-        std::cout << dv::profiling_help(o.program);
-        return ct::to_int(ct::ExitCode::kSuccess);
-    }
-    const std::vector<std::string> wanted = ct::split_list(o.stages);
-    ct::require_known_stages(registries, wanted, "--stage");
-    ct::require_range(o.n, 1, std::uint64_t{1} << 30, "--n");
-    // One warp to 1,024 threads, known without a device (exit 2 with or without a GPU); the
-    // device's own limit is checked once it is open.
-    ct::require_power_of_two_block(o.block);
-    // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
-    if (o.n * static_cast<std::uint64_t>(o.work) > (std::uint64_t{1} << 31)) {
-        throw ct::UsageError(
-            "--n x --work", std::to_string(o.n * o.work) +
-                                " is over 2^31: the CPU reference would take minutes; lower --n or "
-                                "--work");
-    }
-    const ct::DeviceInfo info = ct::select_device(o.common.device);
-    ct::require_block_size(o.block, info, info.warp_size, "--block");
-    const int count = static_cast<int>(o.n);
-    ct::require_device_memory(2 * o.n * sizeof(float), "the output arrays");
-
+// What the sections of one run share: the options checked before any GPU work, the device, the
+// kernels --stage chose, and the warps the paths section recorded (the timing table shows them).
+struct Run {
+    const Options& o;
+    ct::DeviceInfo info;
+    int count = 0;
+    std::vector<std::string> wanted;
     PathsResult paths;
-    if (ct::section_wanted(o.sections, "paths")) {
-        paths = print_paths(count, o.block);
-    }
-    if (!ct::section_wanted(o.sections, "timing")) {
-        return ct::to_int(paths.all_verified ? ct::ExitCode::kSuccess
-                                             : ct::ExitCode::kVerificationFailed);
-    }
+};
 
+int paths_section(Run& r) {
+    r.paths = print_paths(r.count, r.o.block);
+    return ct::to_int(r.paths.all_verified ? ct::ExitCode::kSuccess
+                                           : ct::ExitCode::kVerificationFailed);
+}
+
+int timing_section(Run& r) {
+    const Options& o = r.o;
+    const ct::DeviceInfo& info = r.info;
+    const int count = r.count;
+    const PathsResult& paths = r.paths;
+    const std::vector<std::string>& wanted = r.wanted;
     ct::RunInfo run = ct::make_run_info(
         "divergence", "branch kernels: same work, different branch granularity", info);
     run.set("n", ct::describe_size(o.n));
     run.set("block", std::to_string(o.block));
     run.set("work (long kernels)", std::to_string(o.work) + " steps per branch");
     run.set("timing", o.common.timing_description());
-    ct::TableRun table(run, o.common);
-
+    ct::TableRun table(run, section_table().files_for(o.common, o.sections, "timing"));
     ct::DeviceBuffer<float> c(o.n);
     for (const dv::ShortKernel& kernel : dv::short_kernels()) {
         if (!ct::stage_chosen(kernel, wanted)) {
@@ -190,7 +175,7 @@ int run(const Options& o) {
     if (std::none_of(long_kernels.begin(), long_kernels.end(), [&](const dv::LongKernel& kernel) {
             return ct::stage_chosen(kernel, wanted);
         })) {
-        return table.finish(paths.all_verified);
+        return table.finish();
     }
     const dv::LongReference reference = dv::long_reference(count, o.work);
     ct::DeviceBuffer<std::uint32_t> out(o.n);
@@ -218,7 +203,49 @@ int run(const Options& o) {
         };
         table.run(kernel, hooks);
     }
-    return table.finish(paths.all_verified);
+    return table.finish();
+}
+
+const ct::SectionTable<Run>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<Run> table({
+        section<Run>("paths",
+                     "which path each warp took, recorded on the GPU: the warps that ran both "
+                     "sides of a branch",
+                     paths_section, false),
+        section<Run>("timing", "the branch kernels (--stage) timed, each verified", timing_section),
+    });
+    return table;
+}
+
+int run(const Options& o) {
+    const std::vector<ct::StageGroup> registries = {
+        {"Short branches (the textbook's kernels)", ct::descriptors(dv::short_kernels())},
+        {"Long branches (a pair, compared with each other)", ct::descriptors(dv::long_kernels())}};
+    if (o.stages == "list") {  // registry information: no GPU needed
+        return ct::list_stages(o.common, "divergence", registries);
+    }
+    if (o.profile_help) {
+        std::cout << dv::profiling_help(o.program);
+        return ct::to_int(ct::ExitCode::kSuccess);
+    }
+    const std::vector<std::string> wanted = ct::split_list(o.stages);
+    ct::require_known_stages(registries, wanted, "--stage");
+    ct::require_range(o.n, 1, std::uint64_t{1} << 30, "--n");
+    // One warp to 1,024 threads, known without a device (exit 2 with or without a GPU); the
+    // device's own limit is checked once it is open.
+    ct::require_power_of_two_block(o.block);
+    // The CPU reference of the long kernels runs 2 x 4 x n x work xorshift steps.
+    if (o.n * static_cast<std::uint64_t>(o.work) > (std::uint64_t{1} << 31)) {
+        throw ct::UsageError(
+            "--n x --work", std::to_string(o.n * o.work) +
+                                " is over 2^31: the CPU reference would take minutes; lower --n or "
+                                "--work");
+    }
+    Run r{o, ct::select_device(o.common.device), static_cast<int>(o.n), wanted, {}};
+    ct::require_block_size(o.block, r.info, r.info.warp_size, "--block");
+    ct::require_device_memory(2 * o.n * sizeof(float), "the output arrays");
+    return section_table().run(o.sections, r);
 }
 
 }  // namespace

@@ -46,8 +46,9 @@ std::vector<std::uint64_t> Options::round_trip_bytes() const {
 void Options::validate() const {
     section_table().check(sections);
     if (common.batch > 1 && sections == std::vector<std::string>{"roundtrip"}) {
-        throw ct::UsageError("--batch", "the round-trip section times one call at a time, from "
-                                        "the request to the result");
+        throw ct::UsageError("--batch",
+                             "the round-trip section times one call at a time, from "
+                             "the request to the result");
     }
     ct::require_range(n, 1, std::uint64_t{1} << 40, "--n");
     ct::require_range(histogram_bytes, 1, histogram::kMaxInputBytes, "--histogram-bytes");

@@ -23,6 +23,7 @@
 #include <mpi.h>
 #endif
 
+#include "allreduce_table.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
@@ -30,11 +31,10 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
-#include "allreduce_table.hpp"
 #include "multi_gpu.hpp"
 #include "nccl_support.hpp"
-#include "peer_team.hpp"
 #include "options.hpp"
+#include "peer_team.hpp"
 #include "reduction.hpp"
 #include "roundtrip.hpp"
 
@@ -154,8 +154,7 @@ std::string exchange_id(const RankEnvironment& env, const Options& o) {
 // ---- The network section: two rounds of ranks, one table ---------------------------------------
 
 // A round's rows travel from its rank 0 to the launcher as lines of tab-separated fields.
-void write_round_rows(const ct::ResultTable& table, const std::string& round,
-                      const char* path) {
+void write_round_rows(const ct::ResultTable& table, const std::string& round, const char* path) {
     if (path == nullptr) {
         throw ct::UsageError("a network round needs CT_ROWS_FILE");
     }
@@ -205,12 +204,12 @@ ct::RunInfo rank_run_info(const RankEnvironment& env, const Options& o,
                           const ct::DeviceInfo& device, bool round_trip) {
     ct::RunInfo info = ct::make_run_info(
         "multi_gpu",
-        round_trip ? "all-reduce as a caller who waits sees it, one process per GPU (" +
-                         std::to_string(env.ranks) +
-                         " ranks): one call at a time, from the request to the result, timed on "
-                         "the host"
-                   : "one process per GPU (" + std::to_string(env.ranks) +
-                         " ranks), joined by NCCL",
+        round_trip
+            ? "all-reduce as a caller who waits sees it, one process per GPU (" +
+                  std::to_string(env.ranks) +
+                  " ranks): one call at a time, from the request to the result, timed on "
+                  "the host"
+            : "one process per GPU (" + std::to_string(env.ranks) + " ranks), joined by NCCL",
         device);
     info.peak_bandwidth_gbs = 0;
     info.set("ranks", std::to_string(env.ranks));
@@ -511,8 +510,10 @@ int launch_network(const Options& o, char** argv) {
     const int ranks = o.ranks > 0 ? o.ranks : 2;
     const std::string rows_path = "/tmp/multi_gpu_network_rows_" + std::to_string(getpid());
     std::remove(rows_path.c_str());
-    const Environment sockets = {{"NCCL_P2P_DISABLE", "1"},   {"NCCL_SHM_DISABLE", "1"},
-                                 {"NCCL_NET", "Socket"},      {"NCCL_IB_DISABLE", "1"},
+    const Environment sockets = {{"NCCL_P2P_DISABLE", "1"},
+                                 {"NCCL_SHM_DISABLE", "1"},
+                                 {"NCCL_NET", "Socket"},
+                                 {"NCCL_IB_DISABLE", "1"},
                                  {"NCCL_SOCKET_IFNAME", "lo"}};
     for (const auto& [round, extra] :
          std::vector<std::pair<std::string, Environment>>{{"nvlink", {}}, {"sockets", sockets}}) {
@@ -537,8 +538,9 @@ int launch_network(const Options& o, char** argv) {
     info.set("ranks", std::to_string(ranks));
     info.set("NCCL", nccl_version());
     info.set("reps", std::to_string(o.common.repetitions));
-    info.set("sockets round", "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket "
-                              "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
+    info.set("sockets round",
+             "NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_NET=Socket "
+             "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
     ct::TableRun table(info, o.common);
     prepare_allreduce_table(table, o.common.benchmark_config());
     const AllReduceStage nvlink{{"nccl", "nccl_allreduce_nvlink",

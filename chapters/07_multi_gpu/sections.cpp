@@ -7,6 +7,7 @@
 #include <iostream>
 #include <optional>
 
+#include "allreduce_table.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/clocks.hpp"
@@ -14,7 +15,6 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/table_run.hpp"
-#include "allreduce_table.hpp"
 #include "options.hpp"
 #include "peer_team.hpp"
 #include "roundtrip.hpp"
@@ -201,9 +201,8 @@ bool run_scaling(const std::string& section, const std::string& title, const std
             }
             const bool timed = m.stats.samples > 0 && m.stats.median_ms > 0 && one_gpu_ms > 0;
             row.with("efficiency %",
-                     timed ? ct::format_fixed(100.0 * one_gpu_ms / m.stats.median_ms /
-                                                  static_cast<double>(g),
-                                              1)
+                     timed ? ct::format_fixed(
+                                 100.0 * one_gpu_ms / m.stats.median_ms / static_cast<double>(g), 1)
                            : "-");
             table.add(row);
         }

@@ -34,9 +34,8 @@ struct Section : StageDescriptor {
 
 /// A row of a section table: `name` is both its --stage name and its listed name.
 template <typename Context>
-Section<Context> section(const std::string& name, const std::string& idea,
-                         int (*run)(Context&), bool writes_table = true,
-                         const std::string& alone_because = {}) {
+Section<Context> section(const std::string& name, const std::string& idea, int (*run)(Context&),
+                         bool writes_table = true, const std::string& alone_because = {}) {
     Section<Context> s;
     s.id = name;
     s.name = name;
@@ -72,6 +71,15 @@ class SectionTable {
     /// by default, and ends with `more` (anything else the option accepts).
     CLI::Option* add_option(CLI::App& app, std::vector<std::string>& selected,
                             const std::string& more = {}) const {
+        return add_option_named(app, "--stage,--section", selected, true, more);
+    }
+
+    /// The same option under other names (`names`, CLI11's "--a,--b"), for a chapter whose
+    /// --stage picks something else (chapter 2's kernels); `with_list`: whether it also takes
+    /// `list`.
+    CLI::Option* add_option_named(CLI::App& app, const std::string& option_names,
+                                  std::vector<std::string>& selected, bool with_list,
+                                  const std::string& more = {}) const {
         std::string by_default;
         std::string alone;
         for (const auto& s : sections_) {
@@ -79,13 +87,15 @@ class SectionTable {
             list += (list.empty() ? "" : ", ") + s.id;
         }
         std::vector<std::string> accepted = names();
-        accepted.push_back("list");
         std::string help = "sections to run, comma-separated (default: all): " + by_default;
         if (!alone.empty()) {
             help += "; or alone, not run by default: " + alone;
         }
-        help += "; or list (the sections, without a GPU; with --json: as JSON)" + more;
-        return app.add_option("--stage,--section", selected, help)
+        if (with_list) {
+            accepted.push_back("list");
+            help += "; or list (the sections, without a GPU; with --json: as JSON)";
+        }
+        return app.add_option(option_names, selected, help + more)
             ->delimiter(',')
             ->check(CLI::IsMember(accepted));
     }
