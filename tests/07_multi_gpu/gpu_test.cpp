@@ -7,8 +7,8 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cudatutorial/check.hpp"
@@ -135,8 +135,7 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
         for (int g = 0; g < G; ++g) {
             const mg::DeviceGuard guard(g);
             CT_CHECK(cudaMemcpyAsync(send[g].data(), inputs[g].data() + (call % 2) * n,
-                                     n * sizeof(float), cudaMemcpyDeviceToDevice,
-                                     gpus.stream(g)));
+                                     n * sizeof(float), cudaMemcpyDeviceToDevice, gpus.stream(g)));
         }
         order.join();
         reducer->run(send_ptr, recv_ptr);
@@ -144,8 +143,7 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
         for (int g = 0; g < G; ++g) {
             const mg::DeviceGuard guard(g);
             CT_CHECK(cudaMemcpyAsync(results[g].data() + call * n, recv[g].data(),
-                                     n * sizeof(float), cudaMemcpyDeviceToDevice,
-                                     gpus.stream(g)));
+                                     n * sizeof(float), cudaMemcpyDeviceToDevice, gpus.stream(g)));
         }
     }
     gpus.synchronize();
@@ -154,9 +152,8 @@ void check_back_to_back(int G, const mg::AllReduceStage& stage, std::size_t n) {
     for (int g = 0; g < G; ++g) {
         const std::vector<float> got = results[g].to_host();
         for (int call = 0; call < kCalls; ++call) {
-            ASSERT_EQ(std::memcmp(got.data() + call * n, expected[call % 2].data(),
-                                  n * sizeof(float)),
-                      0)
+            ASSERT_EQ(
+                std::memcmp(got.data() + call * n, expected[call % 2].data(), n * sizeof(float)), 0)
                 << "GPU " << g << ", call " << call;
         }
     }
@@ -374,8 +371,8 @@ TEST(PersistentAllReduce, EveryCallWithANewInputOnOneAndTwoGpus) {
     }
     // 4 B; 7 floats (a tail only); 4100 B; 256 KiB - 12 B (32 blocks, a tail of 1); 256 KiB.
     for (int G = 1; G <= std::min(ct::cuda_device_count(), 2); ++G) {
-        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1025},
-                              std::size_t{65533}, std::size_t{65536}}) {
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1025}, std::size_t{65533},
+                              std::size_t{65536}}) {
             check_persistent(G, n);
         }
     }
@@ -416,8 +413,7 @@ TEST(PersistentAllReduce, QueuedCallsRunAndStopWithoutTheHost) {
             }
             const std::vector<float> expected = mg::allreduce_expected(33, G, n);
             for (int g = 0; g < G; ++g) {
-                EXPECT_EQ(std::memcmp(recv[g].to_host().data(), expected.data(),
-                                      n * sizeof(float)),
+                EXPECT_EQ(std::memcmp(recv[g].to_host().data(), expected.data(), n * sizeof(float)),
                           0)
                     << "GPU " << g;
             }
@@ -472,52 +468,58 @@ TEST(MultiGpuRoundTrip, OneProcessVerifiesEveryRow) {
     }
 }
 
-TEST(MultiGpuRanks, RoundTripsVerifyOnEveryRank) {
-    CT_REQUIRE_GPUS(2);
-    if (!mg::nccl_available()) {
-        GTEST_SKIP() << "this build has no NCCL";
-    }
-    const std::string args = " --ranks 2 --section roundtrip --sizes 4,4100 --reps 2 --warmup 1";
+namespace {
+
+#define CT_REQUIRE_NCCL()                             \
+    do {                                              \
+        if (!mg::nccl_available()) {                  \
+            GTEST_SKIP() << "this build has no NCCL"; \
+        }                                             \
+    } while (0)
+
+// Runs the chapter with `args` (one process per GPU): exit 0, every rank verified. Returns what
+// it printed.
+std::string run_ranks_verified(const std::string& args) {
     const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
-    EXPECT_NE(result.output.find("persistent"), std::string::npos) << result.output;
+    return result.output;
+}
+
+}  // namespace
+
+TEST(MultiGpuRanks, RoundTripsVerifyOnEveryRank) {
+    CT_REQUIRE_GPUS(2);
+    CT_REQUIRE_NCCL();
+    const std::string output =
+        run_ranks_verified(" --ranks 2 --section roundtrip --sizes 4,4100 --reps 2 --warmup 1");
+    EXPECT_NE(output.find("persistent"), std::string::npos) << output;
 }
 
 TEST(MultiGpuRanks, TwoProcessesVerifyTheirResults) {
     CT_REQUIRE_GPUS(2);
-    if (!mg::nccl_available()) {
-        GTEST_SKIP() << "this build has no NCCL";
-    }
+    CT_REQUIRE_NCCL();
     // Odd sizes (4 B, 4100 B, 1 MiB + 4 B): every stage that runs in one process per GPU (the
     // peer-memory stages through CUDA IPC, and NCCL) is verified on every rank.
-    const std::string args =
-        " --ranks 2 --n 1048579 --sizes 4,4100,1048580,4Mi --reps 3 --warmup 1";
-    const auto result = ct::testing::run_process(std::string(MULTI_GPU_BIN) + args);
-    EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
+    const std::string output =
+        run_ranks_verified(" --ranks 2 --n 1048579 --sizes 4,4100,1048580,4Mi --reps 3 --warmup 1");
     // "% of link" has its yardstick in this mode too: rank 0 measures the copy rate.
-    EXPECT_NE(result.output.find("link (GPU 0 -> 1, measured)"), std::string::npos)
-        << result.output;
+    EXPECT_NE(output.find("link (GPU 0 -> 1, measured)"), std::string::npos) << output;
     for (const char* name : {"ring_memcpy", "ring_peer_kernel", "one_shot", "one_shot_sentinel",
                              "two_shot", "size_rule", "size_rule_graph", "size_rule_pdl"}) {
-        EXPECT_NE(result.output.find(name), std::string::npos) << name << "\n" << result.output;
+        EXPECT_NE(output.find(name), std::string::npos) << name << "\n" << output;
     }
 }
 
 TEST(MultiGpuRanks, CallsBackToBackVerifyToo) {
     CT_REQUIRE_GPUS(2);
-    if (!multi_gpu::nccl_available()) {
-        GTEST_SKIP() << "this build has no NCCL";
-    }
+    CT_REQUIRE_NCCL();
     // --batch: several calls per sample with no host or event between them, where stage 9's
     // kernels overlap the previous call's; every stage is verified after its timed runs too.
-    const auto result = ct::testing::run_process(
-        std::string(MULTI_GPU_BIN) + " --ranks 2 --sizes 4,4100,1048580 --reps 3 --batch 4");
-    EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_NE(result.output.find("every rank verified"), std::string::npos) << result.output;
-    EXPECT_NE(result.output.find("calls per sample"), std::string::npos) << result.output;
-    EXPECT_NE(result.output.find("size_rule_pdl"), std::string::npos) << result.output;
+    const std::string output =
+        run_ranks_verified(" --ranks 2 --sizes 4,4100,1048580 --reps 3 --batch 4");
+    EXPECT_NE(output.find("calls per sample"), std::string::npos) << output;
+    EXPECT_NE(output.find("size_rule_pdl"), std::string::npos) << output;
 }
 
 TEST(MultiGpuRanks, NetworkSectionRunsNcclOverNvlinkAndOverSockets) {

@@ -55,6 +55,7 @@
 #include "peer_allreduce.hpp"
 #include "peer_device.cuh"
 #include "persistent_allreduce.hpp"
+#include "stage5_one_shot_sentinel.cuh"
 
 namespace multi_gpu {
 
@@ -146,16 +147,18 @@ __device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done
     return 0;
 }
 
-/// A store that is strong at system scope (relaxed): the peer spins on this very word.
-__device__ void store_volatile(float4* address, float4 v) {
-    asm volatile("st.volatile.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(address), "f"(v.x),
-                 "f"(v.y), "f"(v.z), "f"(v.w)
-                 : "memory");
-}
-
-__device__ void store_volatile(float* address, float v) {
-    *reinterpret_cast<volatile float*>(address) = v;
-}
+/// How stage 10 stores a value into a peer's staging slot: strong at system scope (relaxed), as
+/// the peer spins on this very word.
+struct VolatileStore {
+    __device__ void operator()(float4* slot, float4 v) const {
+        asm volatile("st.volatile.global.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(slot), "f"(v.x),
+                     "f"(v.y), "f"(v.z), "f"(v.w)
+                     : "memory");
+    }
+    __device__ void operator()(float* slot, float v) const {
+        *reinterpret_cast<volatile float*>(slot) = v;
+    }
+};
 
 /// Flag point 1 of flag_protocol.hpp, block 0's word: "rank `from` is done with call s" (every
 /// block of it has read its staging buffer of call s and emptied the one of call s - 1).
@@ -173,70 +176,6 @@ __device__ void wait_until_peers_emptied(const PeerArgs& a, std::uint32_t seq) {
         }
     }
     __syncthreads();
-}
-
-/// Stage 5's call `seq` for this block's elements (stage5_one_shot_sentinel.cu explains the sentinel and the
-/// three buffers), with the data stored volatile.
-__device__ void all_reduce_call(const PeerArgs& a, std::uint32_t seq) {
-    const std::size_t vectors = a.n / 4;
-    const std::size_t tail = a.n % 4;
-    const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-    const float* mine = a.send[a.rank];
-    const int buffer = static_cast<int>(seq % 3);
-    const int emptied = static_cast<int>((seq + 2) % 3);  // the one read at call seq - 1
-    for (std::size_t i = first; i < vectors; i += stride) {
-        const float4 v = sendable(reinterpret_cast<const float4*>(mine)[i]);
-        for (int p = 0; p < a.ranks; ++p) {
-            if (p != a.rank) {
-                store_volatile(reinterpret_cast<float4*>(staging_slot(a, p, buffer, a.rank)) + i,
-                               v);
-            }
-        }
-    }
-    if (first < tail) {
-        const std::size_t i = vectors * 4 + first;
-        for (int p = 0; p < a.ranks; ++p) {
-            if (p != a.rank) {
-                store_volatile(staging_slot(a, p, buffer, a.rank) + i, sendable(mine[i]));
-            }
-        }
-    }
-    const float empty = __uint_as_float(kEmptySlotBits);
-    const float4 empty4 = make_float4(empty, empty, empty, empty);
-    float* out = a.recv[a.rank];
-    for (std::size_t i = first; i < vectors; i += stride) {
-        float4 sum = make_float4(0, 0, 0, 0);
-        for (int p = 0; p < a.ranks; ++p) {
-            const float4 v =
-                p == a.rank
-                    ? sendable(reinterpret_cast<const float4*>(mine)[i])
-                    : wait_for(reinterpret_cast<const float4*>(staging_slot(a, a.rank, buffer, p)) +
-                               i);
-            sum = p == 0 ? v : sum + v;
-        }
-        reinterpret_cast<float4*>(out)[i] = sum;
-        for (int p = 0; p < a.ranks; ++p) {
-            if (p != a.rank) {
-                reinterpret_cast<float4*>(staging_slot(a, a.rank, emptied, p))[i] = empty4;
-            }
-        }
-    }
-    if (first < tail) {
-        const std::size_t i = vectors * 4 + first;
-        float sum = 0;
-        for (int p = 0; p < a.ranks; ++p) {
-            const float v =
-                p == a.rank ? sendable(mine[i]) : wait_for(staging_slot(a, a.rank, buffer, p) + i);
-            sum = p == 0 ? v : sum + v;
-        }
-        out[i] = sum;
-        for (int p = 0; p < a.ranks; ++p) {
-            if (p != a.rank) {
-                staging_slot(a, a.rank, emptied, p)[i] = empty;
-            }
-        }
-    }
 }
 
 /// Thread 0 of each block, after the block's barrier: count the block as done with `call`; the
@@ -283,7 +222,9 @@ __global__ void resident_allreduce_kernel(ResidentArgs r) {
         }
         const auto seq = static_cast<std::uint32_t>(call);  // flags count modulo 2^32
         wait_until_peers_emptied(a, seq);
-        all_reduce_call(a, seq);
+        const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+        one_shot_sentinel_call(a, seq, first_input(a.send[a.rank], first, a.n / 4),
+                               VolatileStore{});
         __syncthreads();
         if (threadIdx.x == 0) {
             finish_call(r, call);
@@ -359,8 +300,7 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
     }
     // Stage 5's workspace (three staging buffers, flags zeroed, slots empty), every rank's
     // buffers shared: the same set-up as the launched stage, whose run() is never called here.
-    buffers_ =
-        std::make_unique<PeerAllReduce>(team, sentinel_peer_kernel(), send, recv, n);
+    buffers_ = std::make_unique<PeerAllReduce>(team, sentinel_peer_kernel(), send, recv, n);
     const int ranks = team.ranks();
     for (int g = 0; g < team.local_gpus(); ++g) {
         const DeviceGuard guard(team.device_of(g));
