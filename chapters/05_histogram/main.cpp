@@ -157,8 +157,8 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
     }
 }
 
-// --section wide: 16-bit values, up to 65,536 bins (wide_section.cpp). Byte-only options are
-// refused rather than ignored.
+// --section wide: 16-bit values, up to 65,536 bins (measuring/wide_section.cpp). Byte-only
+// options are refused rather than ignored.
 int run_wide(const Options& options) {
     const char* byte_only = options.bins != "letters"     ? "--bins"
                             : options.bin_width_given     ? "--bin-width"

@@ -8,7 +8,7 @@
 /// The task: add the task's number k (1, 2, 3, ...) to each of n 32-bit integers in device memory
 /// and return their sum in a receipt (mapped host memory). After k tasks element i holds
 /// initial[i] + k(k+1)/2 (mod 2^32), so the host checks every receipt exactly, and the whole
-/// buffer after the run (the CPU reference: round_trip.hpp).
+/// buffer after the run (the CPU reference: measuring/round_trip.hpp).
 #pragma once
 
 #include <cstdint>
