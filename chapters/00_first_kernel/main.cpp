@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/sections.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "first_kernel.hpp"
 
@@ -22,8 +24,9 @@ namespace fk = first_kernel;
 
 namespace {
 
-const std::vector<std::string> kSections = {"indices", "add",     "errors",
-                                            "timing",  "stencil", "managed"};
+struct Run;
+// The chapter's sections as data (defined below, after the functions they run).
+const ct::SectionTable<Run>& section_table();
 
 // The index map's launch: small enough to print every thread, with a partial last block.
 constexpr int kMapElements = 10;
@@ -68,10 +71,9 @@ void add_options(CLI::App& app, Options& o) {
                    "3,4,4x (stencil). Given without --section, only the sections of those stages "
                    "run")
         ->capture_default_str();
-    ct::add_section_option(app, o.sections, kSections,
-                           "run only these sections: indices, add, errors, timing, stencil, "
-                           "managed (default: the first five, in that order; managed runs only "
-                           "when named)");
+    section_table().add_option_named(app, "--section", o.sections, false,
+                                     " (with --stage and no --section: the sections of those "
+                                     "stages)");
     app.add_option("--seed", o.seed, "seed of the input data")->capture_default_str();
     app.add_flag("--illegal-address-child", o.illegal_address_child)->group("");
     ct::add_common_options(app, o.common);
@@ -111,18 +113,20 @@ Selection select_stages(const Options& o) {
     return selection;
 }
 
-bool wanted(const Options& o, const Selection& selection, const std::string& section) {
-    if (!o.sections.empty()) {
-        return ct::section_wanted(o.sections, section);
+// The sections this run asks for: --section as given; without it, --stage 4 (a list of stages)
+// asks for the sections that hold those stages, and no --stage for every default section.
+std::vector<std::string> asked_sections(const Options& o, const Selection& selection) {
+    if (!o.sections.empty() || !selection.explicit_list) {
+        return o.sections;
     }
-    if (section == "managed") {  // only when named: it makes the GPU fault pages on purpose
-        return false;
+    std::vector<std::string> sections;
+    if (!selection.add.empty()) {
+        sections.push_back("add");
     }
-    if (selection.explicit_list) {  // --stage 4: only the section that holds stage 4
-        return (section == "add" && !selection.add.empty()) ||
-               (section == "stencil" && !selection.stencil.empty());
+    if (!selection.stencil.empty()) {
+        sections.push_back("stencil");
     }
-    return true;
+    return sections;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -169,7 +173,7 @@ ct::RunInfo run_info(const Options& o, const ct::DeviceInfo& device, const std::
 }
 
 int run_add_section(const Options& o, const Selection& selection, const ct::DeviceInfo& device,
-                    fk::VectorAddArrays& arrays) {
+                    fk::VectorAddArrays& arrays, const ct::CommonOptions& files) {
     const int grid = o.grid > 0 ? o.grid
                                 : fk::grid_stride_default_grid(arrays.n, o.block, device.sm_count,
                                                                device.max_threads_per_sm);
@@ -178,7 +182,7 @@ int run_add_section(const Options& o, const Selection& selection, const ct::Devi
                                    (o.grid > 0 ? "" : " (SMs x threads per SM / block)"));
     info.set("bytes moved",
              ct::format_bytes(12.0 * static_cast<double>(arrays.n)) + " (a and b read, c written)");
-    ct::TableRun table(info, o.common);
+    ct::TableRun table(info, files);
     table.set_baseline("thrust", "Thrust");
     for (const fk::AddStage* stage : selection.add) {
         const bool unguarded = stage->role == ct::StageRole::kExpectedFailure;
@@ -229,8 +233,8 @@ bool run_errors_section(const Options& o, const ct::DeviceInfo& device) {
     return all_as_expected;
 }
 
-int run_timing_section(const Options& o, const ct::DeviceInfo& device,
-                       fk::VectorAddArrays& arrays) {
+int run_timing_section(const Options& o, const ct::DeviceInfo& device, fk::VectorAddArrays& arrays,
+                       const ct::CommonOptions& files) {
     arrays.d_c.fill_bytes(0xff);
     const std::vector<fk::TimingMethod> methods =
         fk::time_five_ways(arrays.d_a.data(), arrays.d_b.data(), arrays.d_c.data(), arrays.n,
@@ -238,7 +242,7 @@ int run_timing_section(const Options& o, const ct::DeviceInfo& device,
     const ct::Verification check = arrays.verify();
     ct::RunInfo info = run_info(o, device, "one vector add (stage 1), timed five ways");
     info.set("what to compare", "every row times the same kernel; only t4 and t5 time it alone");
-    ct::TableRun table(info, o.common, "_timing");
+    ct::TableRun table(info, files);
     table.set_baseline("t5", "t5");
     const double bytes = 12.0 * static_cast<double>(arrays.n);
     for (const fk::TimingMethod& method : methods) {
@@ -267,8 +271,8 @@ int run_timing_section(const Options& o, const ct::DeviceInfo& device,
     return table.finish();
 }
 
-int run_stencil_section(const Options& o, const Selection& selection,
-                        const ct::DeviceInfo& device) {
+int run_stencil_section(const Options& o, const Selection& selection, const ct::DeviceInfo& device,
+                        const ct::CommonOptions& files) {
     const std::size_t n = static_cast<std::size_t>(o.n);
     const std::vector<int> input = fk::make_stencil_input(n, o.seed);
     const std::vector<int> expected = fk::stencil_reference(input, o.radius);
@@ -282,7 +286,7 @@ int run_stencil_section(const Options& o, const Selection& selection,
                            " inputs per output)");
     info.set("bytes moved", ct::format_bytes(8.0 * static_cast<double>(n)) +
                                 " (in read once, out written: what an ideal kernel moves)");
-    ct::TableRun table(info, o.common, "_stencil");
+    ct::TableRun table(info, files);
     for (const fk::StencilStage* stage : selection.stencil) {
         ct::StageHooks hooks;
         hooks.poison = [&] { d_out.fill_bytes(0xff); };
@@ -312,7 +316,8 @@ ct::ResultRow from_host_row(const fk::ManagedRow& row, fk::ManagedVectorAdd& dat
     return result;
 }
 
-int run_managed_section(const Options& o, const ct::DeviceInfo& device, bool other_tables) {
+int run_managed_section(const Options& o, const ct::DeviceInfo& device,
+                        const ct::CommonOptions& files) {
     const std::size_t n = managed_elements(o);
     const bool concurrent = fk::concurrent_managed_access(device.id);
     fk::ManagedVectorAdd data(n, static_cast<std::size_t>(o.canary), o.seed, concurrent);
@@ -327,7 +332,7 @@ int run_managed_section(const Options& o, const ct::DeviceInfo& device, bool oth
                                        "': the host writes a and b; c is poisoned on the GPU");
     // A run of this section alone writes --json out.json itself; beside another table of the
     // same run it goes to out_managed.json.
-    ct::TableRun table(info, o.common, other_tables ? "_managed" : "");
+    ct::TableRun table(info, files);
     table.set_group_column("timed");
     table.set_baseline("device", "cudaMalloc");
     std::string skipped;
@@ -366,8 +371,86 @@ int run_managed_section(const Options& o, const ct::DeviceInfo& device, bool oth
     return table.finish();
 }
 
-int worst(int a, int b) {
-    return std::max(a, b);
+// What the sections of one run share: the options and stages checked before any GPU work, the
+// sections asked for, the device, and the vector add's arrays (the add and timing sections use
+// the same ones, made when the first of them runs).
+struct Run {
+    const Options& o;
+    Selection selection;
+    std::vector<std::string> sections;
+    ct::DeviceInfo device;
+    std::unique_ptr<fk::VectorAddArrays> arrays;
+
+    fk::VectorAddArrays& vector_arrays() {
+        if (!arrays) {
+            arrays = std::make_unique<fk::VectorAddArrays>(
+                static_cast<std::size_t>(o.n), static_cast<std::size_t>(o.canary), o.seed);
+        }
+        return *arrays;
+    }
+    ct::CommonOptions files_for(const std::string& section) const {
+        return section_table().files_for(o.common, sections, section);
+    }
+};
+
+int verdict(bool passed) {
+    return ct::to_int(passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
+}
+
+int indices_section(Run&) {
+    return verdict(run_indices_section());
+}
+
+int add_section(Run& r) {
+    if (r.selection.add.empty()) {
+        return verdict(true);  // --stage named no vector-add stage
+    }
+    return run_add_section(r.o, r.selection, r.device, r.vector_arrays(), r.files_for("add"));
+}
+
+int errors_section(Run& r) {
+    return verdict(run_errors_section(r.o, r.device));
+}
+
+int timing_section(Run& r) {
+    return run_timing_section(r.o, r.device, r.vector_arrays(), r.files_for("timing"));
+}
+
+int stencil_section(Run& r) {
+    if (r.selection.stencil.empty()) {
+        return verdict(true);  // --stage named no stencil stage
+    }
+    r.arrays.reset();  // the vector add is done: its arrays are freed before the stencil's
+    return run_stencil_section(r.o, r.selection, r.device, r.files_for("stencil"));
+}
+
+int managed_section(Run& r) {
+    r.arrays.reset();
+    return run_managed_section(r.o, r.device, r.files_for("managed"));
+}
+
+const ct::SectionTable<Run>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<Run> table({
+        section<Run>("indices",
+                     "which thread works on which element: a small launch prints every thread's "
+                     "indices and its guard",
+                     indices_section, false),
+        section<Run>("add", "the vector add, one stage per row (--stage)", add_section),
+        section<Run>("errors",
+                     "what a failed launch and an illegal address look like, and where each is "
+                     "reported",
+                     errors_section, false),
+        section<Run>("timing", "one vector add timed five ways", timing_section),
+        section<Run>("stencil", "the 1D stencil: shared memory and the barrier (--stage)",
+                     stencil_section),
+        ct::only_when_named(section<Run>(
+            "managed",
+            "managed memory: the vector add with its inputs copied, faulted or prefetched (it "
+            "makes the GPU fault pages on purpose)",
+            managed_section)),
+    });
+    return table;
 }
 
 int run(const Options& o) {
@@ -382,11 +465,14 @@ int run(const Options& o) {
     ct::require_range(o.n, 1, std::uint64_t{1} << 34, "--n");
     ct::require_power_of_two_block(o.block);
     ct::require_range(o.canary, 0, std::uint64_t{1} << 20, "--canary");
-    const Selection selection = select_stages(o);
-    const bool add = wanted(o, selection, "add") && !selection.add.empty();
-    const bool timing = wanted(o, selection, "timing");
-    const bool stencil = wanted(o, selection, "stencil") && !selection.stencil.empty();
-    const bool managed = wanted(o, selection, "managed");
+    const ct::SectionTable<Run>& sections = section_table();
+    Run r{o, select_stages(o), {}, {}, nullptr};
+    r.sections = asked_sections(o, r.selection);
+    const auto wanted = [&](const std::string& name) { return sections.wanted(r.sections, name); };
+    const bool add = wanted("add") && !r.selection.add.empty();
+    const bool timing = wanted("timing");
+    const bool stencil = wanted("stencil") && !r.selection.stencil.empty();
+    const bool managed = wanted("managed");
     if (managed && o.common.batch > 1) {
         throw ct::UsageError("--batch",
                              "does not apply to --section managed: each of its samples must "
@@ -394,8 +480,8 @@ int run(const Options& o) {
     }
 
     // 2. The device, and whether the arrays fit.
-    const ct::DeviceInfo device = ct::select_device(o.common.device);
-    ct::require_block_size(o.block, device, 32);
+    r.device = ct::select_device(o.common.device);
+    ct::require_block_size(o.block, r.device, 32);
     const std::size_t slots = static_cast<std::size_t>(o.n + o.canary);
     std::size_t bytes = 0;
     if (add || timing) {
@@ -407,38 +493,12 @@ int run(const Options& o) {
     if (managed) {  // the sections run one after the other, each freeing its arrays
         bytes = std::max(bytes, fk::managed_section_bytes(
                                     managed_elements(o), static_cast<std::size_t>(o.canary),
-                                    fk::concurrent_managed_access(device.id)));
+                                    fk::concurrent_managed_access(r.device.id)));
     }
     ct::require_device_memory(bytes, "the arrays of the selected sections");
 
     // 3. The sections, in lesson order.
-    int status = ct::to_int(ct::ExitCode::kSuccess);
-    const int failed = ct::to_int(ct::ExitCode::kVerificationFailed);
-    if (wanted(o, selection, "indices") && !run_indices_section()) {
-        status = worst(status, failed);
-    }
-    if (add || timing) {
-        fk::VectorAddArrays arrays(static_cast<std::size_t>(o.n),
-                                   static_cast<std::size_t>(o.canary), o.seed);
-        if (add) {
-            status = worst(status, run_add_section(o, selection, device, arrays));
-        }
-        if (wanted(o, selection, "errors") && !run_errors_section(o, device)) {
-            status = worst(status, failed);
-        }
-        if (timing) {
-            status = worst(status, run_timing_section(o, device, arrays));
-        }
-    } else if (wanted(o, selection, "errors") && !run_errors_section(o, device)) {
-        status = worst(status, failed);
-    }
-    if (stencil) {
-        status = worst(status, run_stencil_section(o, selection, device));
-    }
-    if (managed) {
-        status = worst(status, run_managed_section(o, device, add || timing || stencil));
-    }
-    return status;
+    return sections.run(r.sections, r);
 }
 
 }  // namespace

@@ -27,8 +27,10 @@ struct Section : StageDescriptor {
     int (*run)(Context& context) = nullptr;
     /// Whether it writes a table (and so files, with --csv/--json/--markdown).
     bool writes_table = true;
-    /// Empty: the section runs by default and beside others. Otherwise it runs only when named,
-    /// alone, and this says why ("it runs one process per GPU, twice").
+    /// Whether a run without --section includes it (false: only when named).
+    bool by_default = true;
+    /// Empty: the section may run beside others. Otherwise it runs only when named, alone, and
+    /// this says why ("it runs one process per GPU, twice").
     std::string alone_because;
 };
 
@@ -43,7 +45,15 @@ Section<Context> section(const std::string& name, const std::string& idea, int (
     s.role = StageRole::kProgression;
     s.run = run;
     s.writes_table = writes_table;
+    s.by_default = alone_because.empty();
     s.alone_because = alone_because;
+    return s;
+}
+
+/// The same row, run only when named (beside others or not).
+template <typename Context>
+Section<Context> only_when_named(Section<Context> s) {
+    s.by_default = false;
     return s;
 }
 
@@ -81,13 +91,19 @@ class SectionTable {
                                   std::vector<std::string>& selected, bool with_list,
                                   const std::string& more = {}) const {
         std::string by_default;
+        std::string named;
         std::string alone;
         for (const auto& s : sections_) {
-            std::string& list = s.alone_because.empty() ? by_default : alone;
+            std::string& list = !s.alone_because.empty() ? alone
+                                : s.by_default           ? by_default
+                                                         : named;
             list += (list.empty() ? "" : ", ") + s.id;
         }
         std::vector<std::string> accepted = names();
-        std::string help = "sections to run, comma-separated (default: all): " + by_default;
+        std::string help = "sections to run, comma-separated; by default: " + by_default;
+        if (!named.empty()) {
+            help += "; only when named: " + named;
+        }
         if (!alone.empty()) {
             help += "; or alone, not run by default: " + alone;
         }
@@ -144,13 +160,13 @@ class SectionTable {
         return nullptr;
     }
 
-    /// The sections that run, in table order: those named, or (none named) every section that
-    /// is not run alone.
+    /// The sections that run, in table order: those named, or (none named) every section run by
+    /// default.
     std::vector<const Section<Context>*> chosen(const std::vector<std::string>& selected) const {
         std::vector<const Section<Context>*> list;
         for (const auto& s : sections_) {
             const bool named = std::find(selected.begin(), selected.end(), s.id) != selected.end();
-            if (named || (selected.empty() && s.alone_because.empty())) {
+            if (named || (selected.empty() && s.by_default)) {
                 list.push_back(&s);
             }
         }
