@@ -16,6 +16,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/sections.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "histogram.hpp"
 #include "streamed_run.hpp"
@@ -42,8 +43,9 @@ struct Options {
     int slow_reps = 3;
     bool atomic_latency = false;
     hg::StreamedSettings streamed;  // --chunk, --in-memory-max, --stream-reps
-    // all: the stages, then the wide section when no stages-only option was given.
-    std::string section = "all";
+    // --section: none named runs the stages, then the wide section when no stages-only option
+    // was given.
+    std::vector<std::string> sections;
     std::vector<int> wide_bins{65536};
     bool n_given = false;
     bool wide_bins_given = false;
@@ -159,7 +161,7 @@ void print_atomic_arithmetic(std::ostream& out, const hg::AtomicLatency& latency
 
 // --section wide: 16-bit values, up to 65,536 bins (measuring/wide_section.cpp). Byte-only
 // options are refused rather than ignored.
-int run_wide(const Options& options) {
+void refuse_byte_only_options(const Options& options) {
     const char* byte_only = options.bins != "letters"     ? "--bins"
                             : options.bin_width_given     ? "--bin-width"
                             : !options.input_path.empty() ? "--input"
@@ -170,6 +172,10 @@ int run_wide(const Options& options) {
                              "applies to --section stages (bytes); --section wide takes "
                              "--wide-bins");
     }
+}
+
+int run_wide(const Options& options) {
+    refuse_byte_only_options(options);
     hg::WideSectionOptions wide;
     wide.common = options.common;
     wide.bins = options.wide_bins;
@@ -203,6 +209,42 @@ std::string why_stages_only(const Options& options) {
 
 int run_stages(const Options& options);
 
+// What the sections of one run share: the options, and the sections asked for.
+struct Run {
+    const Options& o;
+    std::vector<std::string> sections;
+};
+
+const ct::SectionTable<Run>& section_table();
+
+int stages_section(Run& r) {
+    Options stages = r.o;
+    stages.common = section_table().files_for(r.o.common, r.sections, "stages");
+    return run_stages(stages);
+}
+
+int wide_section(Run& r) {
+    Options wide = r.o;
+    wide.common = section_table().files_for(r.o.common, r.sections, "wide");
+    if (section_table().wanted(r.sections, "stages")) {
+        std::cout << "\n";
+    }
+    return run_wide(wide);
+}
+
+const ct::SectionTable<Run>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<Run> table({
+        section<Run>("stages", "the byte histograms: stages 1-8 and CUB (--stage, --bins)",
+                     stages_section),
+        section<Run>("wide",
+                     "16-bit values into up to 65,536 bins: global atomics, privatization, "
+                     "thread-block clusters, CUB (--wide-bins)",
+                     wide_section),
+    });
+    return table;
+}
+
 int run(const Options& options) {
     if (options.stages == std::vector<std::string>{"list"}) {  // registry information: no GPU
         return ct::list_stages(
@@ -219,30 +261,35 @@ int run(const Options& options) {
                                             "(one warp) to 1024 (no GPU launches more threads per "
                                             "block)");
     }
-    if (options.section == "wide") {
-        return run_wide(options);
-    }
+    Run r{options, options.sections};
+    const bool wide = section_table().wanted(r.sections, "wide");
+    const bool stages = section_table().wanted(r.sections, "stages");
+    // No --section: a stages-only option keeps the run to the stages, and says so.
     const std::string stages_only =
-        options.section == "all" ? why_stages_only(options) : std::string("--section stages");
-    if (options.wide_bins_given && !stages_only.empty()) {
-        throw ct::UsageError(
-            "--wide-bins",
-            "applies to the wide section, which does not run here (" + stages_only + ")");
+        options.sections.empty() ? why_stages_only(options) : std::string();
+    if (stages && !wide && options.wide_bins_given) {
+        throw ct::UsageError("--wide-bins",
+                             "applies to the wide section, which does not run here (--section "
+                             "stages)");
     }
-    const int stages_status = run_stages(options);
     if (!stages_only.empty()) {
-        if (options.section == "all") {
-            std::cout << "\nThe wide section (16-bit values, up to 65,536 bins) did not run: "
-                      << stages_only << "; run it with --section wide.\n";
+        if (options.wide_bins_given) {
+            throw ct::UsageError("--wide-bins",
+                                 "applies to the wide section, which does not run "
+                                 "here (" +
+                                     stages_only + ")");
         }
-        return stages_status;
+        r.sections = {"stages"};
     }
-    // The same run's second table: out.json -> out_wide.json, as chapter 1 names its sections.
-    Options wide = options;
-    wide.common = options.common.with_file_suffix("_wide");
-    std::cout << "\n";
-    const int wide_status = run_wide(wide);
-    return stages_status != 0 ? stages_status : wide_status;
+    if (section_table().wanted(r.sections, "wide")) {
+        refuse_byte_only_options(options);  // before the stages run, not after
+    }
+    const int status = section_table().run(r.sections, r);
+    if (!stages_only.empty()) {
+        std::cout << "\nThe wide section (16-bit values, up to 65,536 bins) did not run: "
+                  << stages_only << "; run it with --section wide.\n";
+    }
+    return status;
 }
 
 int run_stages(const Options& options) {
@@ -406,12 +453,9 @@ void add_options(CLI::App& app, Options& o) {
     app.add_flag("--atomic-latency", o.atomic_latency,
                  "also measure one global atomic's latency and redo the seed's throughput "
                  "arithmetic with it");
-    app.add_option("--section", o.section,
-                   "all: stages, then wide (when no stages-only option was given); stages: the "
-                   "byte histograms above; wide: 16-bit values into up to 65,536 "
-                   "bins (global atomics, privatization, thread-block clusters, CUB)")
-        ->check(CLI::IsMember({"all", "stages", "wide"}))
-        ->capture_default_str();
+    section_table().add_option_named(
+        app, "--section", o.sections, false,
+        " (with none named, a stages-only option keeps the run to the stages)");
     app.add_option("--wide-bins", o.wide_bins,
                    "bin counts of --section wide, comma-separated, each 1-65536 (--n then counts "
                    "16-bit values, default 2^27)")

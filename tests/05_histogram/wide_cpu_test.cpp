@@ -184,7 +184,7 @@ TEST(HistogramWideKernels, TheListHasEveryIdeaOnceInTableOrder) {
 TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
     expect_usage_errors(
         HISTOGRAM_BIN,
-        {UsageCase{"--section narrow", "--section", "narrow is not one of all, stages, wide"},
+        {UsageCase{"--section narrow", "--section", "narrow is not one of stages, wide"},
          UsageCase{"--section wide --wide-bins 0", "--wide-bins", "out of range"},
          UsageCase{"--section wide --wide-bins 65537", "--wide-bins", "out of range"},
          UsageCase{"--section wide --wide-bins 256,x", "--wide-bins", "'x' is not a whole number"},
