@@ -61,6 +61,7 @@ Section<Context> only_when_named(Section<Context> s) {
 template <typename Context>
 class SectionTable {
   public:
+    /// The table, its rows in the order the sections run.
     explicit SectionTable(std::vector<Section<Context>> sections)
         : sections_(std::move(sections)) {}
 
