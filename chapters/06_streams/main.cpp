@@ -162,11 +162,9 @@ void prepare_persistent_rows(ct::TableRun& table, const streams::ScenarioConfig&
         "CUDA events to bracket");
 }
 
-int run(const Options& o) {
-    if (o.scenarios == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
-        return list_scenarios(o);
-    }
-    // Everything the options can get wrong is rejected here, before any GPU work.
+// Everything the options can get wrong, rejected before any GPU work; returns the scenarios'
+// configuration.
+streams::ScenarioConfig checked_config(const Options& o) {
     streams::ScenarioConfig config = o.config;
     ct::require_range(o.n, 1, std::uint64_t{1} << 20, "--n");
     config.n = static_cast<std::uint32_t>(o.n);
@@ -196,6 +194,11 @@ int run(const Options& o) {
         throw ct::UsageError(
             "--batch", "does not apply to this chapter: each scenario times its own launches");
     }
+    return config;
+}
+
+// The scenarios to run, in order, each once: those named, or 1 to kDefaultScenarioCount.
+std::vector<int> chosen_scenarios(const Options& o) {
     std::vector<int> scenarios;
     for (const std::string& item : o.scenarios) {
         if (item == "list") {
@@ -210,22 +213,14 @@ int run(const Options& o) {
     }
     std::sort(scenarios.begin(), scenarios.end());
     scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
-    std::vector<streams::Build> builds;
-    if (o.build != "per-thread") {
-        builds.push_back(streams::Build::kLegacy);
-    }
-    if (o.build != "legacy") {
-        builds.push_back(streams::Build::kPerThread);
-    }
+    return scenarios;
+}
 
-    const ct::DeviceInfo device = ct::select_device(o.common.device);
-    config.device = o.common.device;
-    std::size_t largest = 0;
-    for (const int s : scenarios) {
-        largest = std::max(largest, streams::device_bytes(s, config));
-    }
-    ct::require_device_memory(largest, "the kernels' outputs");
-
+// The run's information (the table's header), printed as the run's first lines with each
+// build's meaning of the default stream.
+ct::RunInfo streams_run_info(const Options& o, const streams::ScenarioConfig& config,
+                             const ct::DeviceInfo& device,
+                             const std::vector<streams::Build>& builds) {
     ct::RunInfo info = ct::make_run_info(
         "streams", "legacy vs per-thread default stream, measured with %globaltimer", device);
     info.set("wall", "first kernel start to last kernel end (%globaltimer), ms");
@@ -259,58 +254,114 @@ int run(const Options& o) {
     }
     std::cout << "times: %globaltimer read by each kernel's block at its start and end, in "
                  "µs from the run's first kernel start\n\n";
+    return info;
+}
+
+// What the scenarios of one run share: the options, the checked configuration, the builds, the
+// device, and the timelines of scenarios 1-5 (the JSON and the --csv file carry them).
+struct Run {
+    const Options& o;
+    streams::ScenarioConfig config;
+    std::vector<streams::Build> builds;
+    ct::DeviceInfo device;
+    std::vector<streams::ScenarioMeasurement> timelines;
+};
+
+std::vector<ct::ResultRow> persistent_rows(Run& r) {
+    return streams::persistent::run_persistent_scenario(std::cout, r.config);
+}
+
+std::vector<ct::ResultRow> launch_overhead_rows(Run& r) {
+    return streams::run_launch_overhead(std::cout, r.config, r.o.common.warmup,
+                                        r.o.common.repetitions, r.o.width, r.device);
+}
+
+std::vector<ct::ResultRow> copy_bandwidth_rows(Run& r) {
+    return streams::run_copy_bandwidth_scenario(std::cout, r.config, r.o.common.warmup,
+                                                r.o.common.repetitions);
+}
+
+std::vector<ct::ResultRow> pipeline_rows(Run& r) {
+    return streams::pipeline::run_pipeline_scenario(std::cout, r.config, r.o.common.warmup,
+                                                    r.o.common.repetitions, r.o.width);
+}
+
+// Scenarios 1-5: the stream rules, the same scenario in every build, side by side.
+std::vector<ct::ResultRow> stream_rule_rows(Run& r, int scenario) {
+    std::vector<streams::ScenarioMeasurement> side_by_side;
+    for (const auto b : r.builds) {
+        side_by_side.push_back(streams::measure_scenario(b, scenario, r.config, r.o.common.warmup,
+                                                         r.o.common.repetitions));
+    }
+    streams::print_scenario(std::cout, side_by_side, r.o.width);
+    std::vector<ct::ResultRow> rows;
+    for (auto& m : side_by_side) {
+        rows.push_back(streams::summary_row(m));
+        r.timelines.push_back(std::move(m));
+    }
+    return rows;
+}
+
+// The scenarios that measure something of their own (not the stream rules), by number.
+struct OwnScenario {
+    int id;
+    std::vector<ct::ResultRow> (*rows)(Run&);
+};
+const std::vector<OwnScenario>& own_scenarios() {
+    static const std::vector<OwnScenario> list = {
+        {streams::kLaunchOverheadScenario, launch_overhead_rows},
+        {streams::kCopyBandwidthScenario, copy_bandwidth_rows},
+        {streams::kPipelineScenario, pipeline_rows},
+        {streams::kPersistentScenario, persistent_rows},
+    };
+    return list;
+}
+
+std::vector<ct::ResultRow> scenario_rows(Run& r, int scenario) {
+    for (const OwnScenario& own : own_scenarios()) {
+        if (own.id == scenario) {
+            return own.rows(r);
+        }
+    }
+    return stream_rule_rows(r, scenario);
+}
+
+int run(const Options& o) {
+    if (o.scenarios == std::vector<std::string>{"list"}) {  // registry information: no GPU needed
+        return list_scenarios(o);
+    }
+    Run r{o, checked_config(o), {}, {}, {}};
+    const std::vector<int> scenarios = chosen_scenarios(o);
+    if (o.build != "per-thread") {
+        r.builds.push_back(streams::Build::kLegacy);
+    }
+    if (o.build != "legacy") {
+        r.builds.push_back(streams::Build::kPerThread);
+    }
+    r.device = ct::select_device(o.common.device);
+    r.config.device = o.common.device;
+    std::size_t largest = 0;
+    for (const int s : scenarios) {
+        largest = std::max(largest, streams::device_bytes(s, r.config));
+    }
+    ct::require_device_memory(largest, "the kernels' outputs");
 
     // --csv is the timeline here (one line per kernel), --summary-csv the table's CSV; the
     // table's JSON carries the timelines too.
     ct::CommonOptions table_files = o.common;
     table_files.csv_path = o.summary_csv;
-    ct::TableRun table(info, table_files);
+    ct::TableRun table(streams_run_info(o, r.config, r.device, r.builds), table_files);
     if (std::count(scenarios.begin(), scenarios.end(), streams::kPersistentScenario) > 0) {
-        prepare_persistent_rows(table, config);
+        prepare_persistent_rows(table, r.config);
     }
-    std::vector<streams::ScenarioMeasurement> all;
     for (const int s : scenarios) {
-        if (s == streams::kPersistentScenario) {
-            for (auto& row : streams::persistent::run_persistent_scenario(std::cout, config)) {
-                table.add(std::move(row));
-            }
-            continue;
-        }
-        if (s == streams::kLaunchOverheadScenario) {
-            for (auto& row : streams::run_launch_overhead(std::cout, config, o.common.warmup,
-                                                          o.common.repetitions, o.width, device)) {
-                table.add(std::move(row));
-            }
-            continue;
-        }
-        if (s == streams::kCopyBandwidthScenario) {
-            for (auto& row : streams::run_copy_bandwidth_scenario(
-                     std::cout, config, o.common.warmup, o.common.repetitions)) {
-                table.add(std::move(row));
-            }
-            continue;
-        }
-        if (s == streams::kPipelineScenario) {
-            for (auto& row : streams::pipeline::run_pipeline_scenario(
-                     std::cout, config, o.common.warmup, o.common.repetitions, o.width)) {
-                table.add(std::move(row));
-            }
-            continue;
-        }
-        std::vector<streams::ScenarioMeasurement> side_by_side;
-        for (const auto b : builds) {
-            side_by_side.push_back(
-                streams::measure_scenario(b, s, config, o.common.warmup, o.common.repetitions));
-        }
-        streams::print_scenario(std::cout, side_by_side, o.width);
-        for (auto& m : side_by_side) {
-            table.add(streams::summary_row(m));
-            all.push_back(std::move(m));
+        for (ct::ResultRow& row : scenario_rows(r, s)) {
+            table.add(std::move(row));
         }
     }
-    table.attach("timelines", streams::timelines_json(all));
+    table.attach("timelines", streams::timelines_json(r.timelines));
     const int status = table.finish();
-    streams::write_timeline_file(o.common.csv_path, table.info(), all);
+    streams::write_timeline_file(o.common.csv_path, table.info(), r.timelines);
     return status;
 }
 
