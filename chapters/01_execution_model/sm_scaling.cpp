@@ -194,6 +194,132 @@ std::size_t sm_scaling_device_bytes(const ScalingConfig& config, const ct::Devic
                sizeof(unsigned int);
 }
 
+namespace {
+
+// The memory-bound kernel: the chapter's matrix sum, its buffers and its exact check, run on one
+// partition at a time.
+class MatrixSumOnPartitions {
+  public:
+    explicit MatrixSumOnPartitions(const ScalingConfig& config)
+        : config_(config),
+          n_(static_cast<std::size_t>(config.nx) * static_cast<std::size_t>(config.ny)),
+          a_(ct::random_floats(n_, config.seed, -1.0f, 1.0f)),
+          b_(ct::random_floats(n_, config.seed + 1, -1.0f, 1.0f)),
+          d_a_(a_),
+          d_b_(b_),
+          d_c_(n_),
+          c_(n_),
+          grid_(grid_for(config.nx, config.ny, config.block)),
+          census_(static_cast<std::size_t>(grid_.x) * grid_.y) {}
+
+    // The partition's row: timed and verified, then the SMs its blocks ran on.
+    ct::ResultRow row(const SmPartition& partition, int sms, const ct::BenchmarkConfig& timing) {
+        // The green stream does not wait for the legacy stream, where the fills run: hence the
+        // device-wide synchronization before the kernel.
+        d_c_.fill_bytes(0xff);  // NaN: an element the kernel skips cannot pass
+        census_.fill_bytes(0xff);
+        CT_CHECK(cudaDeviceSynchronize());
+        const int nx = config_.nx;
+        const int ny = config_.ny;
+        const ct::Measurement sum = ct::measure(
+            [&](cudaStream_t stream) {
+                sum_matrix_2d(d_a_.data(), d_b_.data(), d_c_.data(), nx, ny, config_.block, stream);
+            },
+            [&] {
+                d_c_.copy_to_host(c_.data(), n_);
+                return verify_matrix_sum(a_.data(), b_.data(), c_.data(), nx, ny);
+            },
+            timing);
+        ct::ResultRow row = ct::make_row("sum@" + std::to_string(sms), "sum_matrix_2d", sum,
+                                         matrix_sum_bytes(nx, ny));
+        launch_sm_census(census_.data(), grid_, config_.block, partition.stream());
+        CT_CHECK(cudaStreamSynchronize(partition.stream()));
+        add_census(row, census_.to_host(), sms);
+        row.in_progression = false;
+        return row;
+    }
+
+  private:
+    const ScalingConfig& config_;
+    std::size_t n_;
+    std::vector<float> a_;
+    std::vector<float> b_;
+    ct::DeviceBuffer<float> d_a_;
+    ct::DeviceBuffer<float> d_b_;
+    ct::DeviceBuffer<float> d_c_;
+    ct::PinnedBuffer<float> c_;
+    BlockShape grid_;
+    ct::DeviceBuffer<unsigned int> census_;
+};
+
+// The compute-bound kernel: the same grid on every partition, waves x what the GPU holds; every
+// thread's chain checked exactly (integers below 2^24).
+class FmaOnPartitions {
+  public:
+    FmaOnPartitions(const ScalingConfig& config, const ct::DeviceInfo& device)
+        : config_(config),
+          blocks_(fma_blocks(config, device)),
+          threads_(static_cast<std::size_t>(blocks_) * config.fma_threads),
+          expected_(threads_),
+          d_fma_(threads_),
+          d_fma_sm_(static_cast<std::size_t>(blocks_)) {
+        const int steps = config.fma_trips * kScalingFmaUnroll;
+        for (std::size_t t = 0; t < threads_; ++t) {
+            expected_[t] = fma_chains_expected(t, steps);
+        }
+    }
+
+    // Floating-point operations of one run.
+    double flops() const {
+        return fma_chains_flops(blocks_, config_.fma_threads, config_.fma_trips);
+    }
+
+    ct::ResultRow row(int sms, const ct::BenchmarkConfig& timing) {
+        d_fma_.fill_bytes(0xff);
+        d_fma_sm_.fill_bytes(0xff);
+        CT_CHECK(cudaDeviceSynchronize());
+        const ct::Measurement fma = ct::measure(
+            [&](cudaStream_t stream) {
+                launch_fma_chains(d_fma_.data(), d_fma_sm_.data(), blocks_, config_.fma_threads,
+                                  config_.fma_trips, stream);
+            },
+            [&] { return verify(); }, timing);
+        ct::ResultRow row = ct::make_row("fma@" + std::to_string(sms), "fma_chains", fma, 0.0);
+        add_census(row, d_fma_sm_.to_host(), sms);
+        row.in_progression = false;
+        return row;
+    }
+
+  private:
+    ct::Verification verify() const {
+        const std::vector<float> got = d_fma_.to_host();
+        std::size_t wrong = 0;
+        std::size_t first = 0;
+        for (std::size_t t = 0; t < threads_; ++t) {
+            if (!(got[t] == expected_[t])) {  // exact: integers below 2^24; NaN (poison) fails
+                first = wrong == 0 ? t : first;
+                ++wrong;
+            }
+        }
+        if (wrong == 0) {
+            return ct::Verification::pass();
+        }
+        return ct::Verification::fail(std::to_string(wrong) + " of " + std::to_string(threads_) +
+                                      " threads wrong; first thread " + std::to_string(first) +
+                                      ": got " + std::to_string(got[first]) + ", expected " +
+                                      std::to_string(expected_[first]));
+    }
+
+    const ScalingConfig& config_;
+    int blocks_;
+    std::size_t threads_;
+    std::vector<float> expected_;
+    ct::DeviceBuffer<float> d_fma_;
+    ct::DeviceBuffer<unsigned int> d_fma_sm_;
+};
+
+}  // namespace
+
 ScalingResult run_sm_scaling(const ScalingConfig& config, const ct::DeviceInfo& device,
                              const ct::BenchmarkConfig& timing) {
     ScalingResult result;
@@ -209,52 +335,9 @@ ScalingResult run_sm_scaling(const ScalingConfig& config, const ct::DeviceInfo& 
             : config.partitions;
     ct::require_device_memory(sm_scaling_device_bytes(config, device),
                               "the matrices and records of the scaling section");
-
-    // The memory-bound kernel: the chapter's matrix sum, with its own check.
-    const int nx = config.nx;
-    const int ny = config.ny;
-    const std::size_t n = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
-    const std::vector<float> a = ct::random_floats(n, config.seed, -1.0f, 1.0f);
-    const std::vector<float> b = ct::random_floats(n, config.seed + 1, -1.0f, 1.0f);
-    ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);
-    ct::PinnedBuffer<float> c(n);
-    const BlockShape grid = grid_for(nx, ny, config.block);
-    ct::DeviceBuffer<unsigned int> census(static_cast<std::size_t>(grid.x) * grid.y);
+    MatrixSumOnPartitions matrix_sum(config);
+    FmaOnPartitions fma(config, device);
     result.matrix_warps_per_sm = matrix_sum_occupancy(config.block, device).active_warps_per_sm;
-    const auto verify_sum = [&] {
-        d_c.copy_to_host(c.data(), n);
-        return verify_matrix_sum(a.data(), b.data(), c.data(), nx, ny);
-    };
-
-    // The compute-bound kernel: the same grid on every partition, waves x what the GPU holds.
-    const int blocks = fma_blocks(config, device);
-    const std::size_t threads = static_cast<std::size_t>(blocks) * config.fma_threads;
-    const int steps = config.fma_trips * kScalingFmaUnroll;
-    std::vector<float> expected(threads);
-    for (std::size_t t = 0; t < threads; ++t) {
-        expected[t] = fma_chains_expected(t, steps);
-    }
-    ct::DeviceBuffer<float> d_fma(threads);
-    ct::DeviceBuffer<unsigned int> d_fma_sm(static_cast<std::size_t>(blocks));
-    const auto verify_fma = [&] {
-        const std::vector<float> got = d_fma.to_host();
-        std::size_t wrong = 0;
-        std::size_t first = 0;
-        for (std::size_t t = 0; t < threads; ++t) {
-            if (!(got[t] == expected[t])) {  // exact: integers below 2^24; NaN (poison) fails
-                first = wrong == 0 ? t : first;
-                ++wrong;
-            }
-        }
-        if (wrong == 0) {
-            return ct::Verification::pass();
-        }
-        return ct::Verification::fail(std::to_string(wrong) + " of " + std::to_string(threads) +
-                                      " threads wrong; first thread " + std::to_string(first) +
-                                      ": got " + std::to_string(got[first]) + ", expected " +
-                                      std::to_string(expected[first]));
-    };
-    const double flops = fma_chains_flops(blocks, config.fma_threads, config.fma_trips);
 
     std::vector<PartitionRow> sum_rows;
     std::vector<PartitionRow> fma_rows;
@@ -282,45 +365,15 @@ ScalingResult run_sm_scaling(const ScalingConfig& config, const ct::DeviceInfo& 
         }
         ct::BenchmarkConfig on_partition = timing;
         on_partition.stream = partition->stream();
-        const std::string at = "@" + std::to_string(sms);
-
-        // The green stream does not wait for the legacy stream, where the fills run: hence the
-        // device-wide synchronizations before each kernel.
-        d_c.fill_bytes(0xff);  // NaN: an element the kernel skips cannot pass
-        census.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
-        const ct::Measurement sum = ct::measure(
-            [&](cudaStream_t stream) {
-                sum_matrix_2d(d_a.data(), d_b.data(), d_c.data(), nx, ny, config.block, stream);
-            },
-            verify_sum, on_partition);
-        ct::ResultRow sum_row =
-            ct::make_row("sum" + at, "sum_matrix_2d", sum, matrix_sum_bytes(nx, ny));
-        launch_sm_census(census.data(), grid, config.block, partition->stream());
-        CT_CHECK(cudaStreamSynchronize(partition->stream()));
-        add_census(sum_row, census.to_host(), sms);
-        sum_row.in_progression = false;
-        sum_rows.push_back({std::move(sum_row), sms});
-
-        d_fma.fill_bytes(0xff);
-        d_fma_sm.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
-        const ct::Measurement fma = ct::measure(
-            [&](cudaStream_t stream) {
-                launch_fma_chains(d_fma.data(), d_fma_sm.data(), blocks, config.fma_threads,
-                                  config.fma_trips, stream);
-            },
-            verify_fma, on_partition);
-        ct::ResultRow fma_row = ct::make_row("fma" + at, "fma_chains", fma, 0.0);
-        add_census(fma_row, d_fma_sm.to_host(), sms);
-        fma_row.in_progression = false;
-        fma_rows.push_back({std::move(fma_row), sms});
+        sum_rows.push_back({matrix_sum.row(*partition, sms, on_partition), sms});
+        fma_rows.push_back({fma.row(sms, on_partition), sms});
     }
 
     add_scaling_columns(
         sum_rows, true,
         [&](const ct::ResultRow& row) { return ct::bandwidth_gbs(row.bytes, row.stats.median_ms); },
         result.matrix_sum);
+    const double flops = fma.flops();
     add_scaling_columns(
         fma_rows, false,
         [&](const ct::ResultRow& row) { return flops / (row.stats.median_ms * 1e6); }, result.fma);
@@ -379,8 +432,7 @@ std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes
             before_last = &p;
         }
     }
-    const double marginal =
-        (largest->rate - before_last->rate) / (largest->sms - before_last->sms);
+    const double marginal = (largest->rate - before_last->rate) / (largest->sms - before_last->sms);
     const std::string last_step = "The last " + std::to_string(largest->sms - before_last->sms) +
                                   " SMs added " + fixed(marginal, 1) + " GB/s each, " +
                                   fixed(100.0 * marginal / per_sm_small, 0) + "% of the " +
