@@ -83,7 +83,10 @@ bool streams_input(const StreamedSettings& settings, const std::string& input_pa
     return bytes > settings.in_memory_max || settings.in_memory_max == 0;
 }
 
-int run_streamed(const StreamedRequest& request) {
+namespace {
+
+// Options that apply to inputs counted in memory only: refused for a streamed one (exit 2).
+void refuse_in_memory_options(const StreamedRequest& request) {
     if (request.stages_given) {
         throw ct::UsageError(
             "--stage",
@@ -95,46 +98,44 @@ int run_streamed(const StreamedRequest& request) {
         throw ct::UsageError("--atomic-latency",
                              "applies to inputs counted in memory (up to --in-memory-max)");
     }
+}
+
+// The bytes a streamed run counts, and how they were prepared (the table's header says it).
+struct PreparedSource {
     std::unique_ptr<ByteSource> source;
-    std::optional<Distribution> distribution;
-    if (!request.input_path.empty()) {
-        source = open_file_source(request.input_path);  // unreadable: exit 2 before the GPU
-    } else {
-        distribution = parse_distribution(request.dist);
-    }
-
-    const ct::DeviceInfo device = ct::select_device(request.common.device);
-    ct::require_block_size(request.block, device);
-
     std::string preparation = "none (the file is read inside every timed run)";
-    if (distribution) {
-        if (request.n <= host_resident_limit()) {
-            double generation_ms = 0;
-            source = make_pinned_source(*distribution, request.n, request.seed, &generation_ms);
-            preparation = "generated into pinned host memory in " +
-                          ct::format_fixed(generation_ms / 1e3, 2) + " s (not timed)";
-        } else {
-            source = make_generated_source(*distribution, request.n, request.seed);
-            preparation = "none (above half the host memory: generated inside every timed run)";
-        }
+    bool generated = false;
+};
+
+// A generated input up to half the host's memory is generated once into pinned memory; a larger
+// one chunk by chunk inside every timed run. `distribution` empty: the file opened already.
+void generate_if_needed(PreparedSource& prepared, const std::optional<Distribution>& distribution,
+                        const StreamedRequest& request) {
+    if (!distribution) {
+        return;
     }
-    const std::uint64_t n = source->size();
-    const ChunkPlan plan(n, request.settings.chunk_bytes);
-    ct::require_device_memory(
-        static_cast<std::size_t>(2 * plan.buffer_bytes()) + (1 << 20),
-        "two device buffers of --chunk " + std::to_string(request.settings.chunk_bytes) + " bytes");
+    prepared.generated = true;
+    if (request.n <= host_resident_limit()) {
+        double generation_ms = 0;
+        prepared.source =
+            make_pinned_source(*distribution, request.n, request.seed, &generation_ms);
+        prepared.preparation = "generated into pinned host memory in " +
+                               ct::format_fixed(generation_ms / 1e3, 2) + " s (not timed)";
+    } else {
+        prepared.source = make_generated_source(*distribution, request.n, request.seed);
+        prepared.preparation =
+            "none (above half the host memory: generated inside every timed run)";
+    }
+}
 
-    const auto reference_start = std::chrono::steady_clock::now();
-    const Histogram64 reference = reference_histogram64(*source, request.binning);
-    const double reference_ms = ms_since(reference_start);
-
-    StreamedCounter counter(*source, request.settings.chunk_bytes, request.binning, request.block,
-                            request.grid);
-
+ct::RunInfo streamed_run_info(const StreamedRequest& request, const ct::DeviceInfo& device,
+                              const PreparedSource& prepared, const ChunkPlan& plan,
+                              const StreamedCounter& counter, double reference_ms) {
+    const std::uint64_t n = prepared.source->size();
     ct::RunInfo info =
         ct::make_run_info("histogram", "parallel histogram, streamed in chunks", device);
-    info.set("input", distribution ? request.dist + ", seed " + std::to_string(request.seed)
-                                   : "file " + request.input_path);
+    info.set("input", prepared.generated ? request.dist + ", seed " + std::to_string(request.seed)
+                                         : "file " + request.input_path);
     info.set("bytes", ct::describe_size(n));
     info.set("bins", request.binning.describe());
     info.set("chunks", plan.count() == 0
@@ -150,8 +151,8 @@ int run_streamed(const StreamedRequest& request) {
                                   ? std::to_string(counter.pinned_slots()) + " pinned host buffers"
                                   : std::string("no staging")) +
                              ", 64-bit totals");
-    info.set("source", source->describe());
-    info.set("host preparation", preparation);
+    info.set("source", prepared.source->describe());
+    info.set("host preparation", prepared.preparation);
     info.set("reference", "64-bit, 1 GiB slices on " + std::to_string(reader_threads()) +
                               " host threads, " + ct::format_fixed(reference_ms / 1e3, 2) +
                               " s (not timed)");
@@ -159,71 +160,81 @@ int run_streamed(const StreamedRequest& request) {
     info.set("grid", request.grid ? std::to_string(request.grid) : "auto");
     info.set("reps", std::to_string(request.common.repetitions) + " (one chunk), " +
                          std::to_string(request.settings.reps) + " (whole input)");
-    ct::TableRun table(info, request.common);
+    return info;
+}
 
-    // This section teaches its own timing (a pipeline, not stages): measure() and make_row(),
-    // then the rows go into the table with the columns that compare them.
+// The rows of one streamed run. This section teaches its own timing (a pipeline, not stages):
+// measure() and make_row(), then the rows go into the table with the columns that compare them.
+struct StreamedRows {
     std::vector<ct::ResultRow> rows;
-    rows.reserve(4);  // add_row returns pointers into it
-    const auto add_row = [&](const std::string& id, const std::string& name,
-                             const ct::Measurement& measurement, double bytes,
-                             const std::string& chunks) {
+    std::optional<std::size_t> h2d, kernel, copies, streamed;  // indices into rows
+    PipelineStats copy_stats;
+    PipelineStats count_stats;
+
+    std::size_t add(const std::string& id, const std::string& name,
+                    const ct::Measurement& measurement, double bytes, const std::string& chunks) {
         ct::ResultRow row = ct::make_row(id, name, measurement, bytes);
         row.in_progression = false;
         row.with("chunks", chunks);
         row.with("runs", std::to_string(measurement.stats.samples));
         rows.push_back(std::move(row));
-        return &rows.back();
-    };
-    const ct::BenchmarkConfig chunk_config = table.options().benchmark_config();
-
-    // One chunk: the link's rate from pinned memory, and the kernel's rate on the device.
-    if (plan.count() > 0) {
-        const auto first_length = static_cast<std::size_t>(plan.length(0));
-        std::vector<unsigned char> first(first_length);
-        source->read(0, first_length, first.data());
-        counter.stage_first_chunk();
-        const ct::Measurement copy = ct::measure(
-            [&](cudaStream_t stream) { counter.copy_first_chunk(stream); },
-            [&] {
-                return counter.chunk_on_device(0) == first
-                           ? ct::Verification::pass()
-                           : ct::Verification::fail("chunk 0 on the device differs from the input");
-            },
-            chunk_config);
-        add_row("h2d", "pinned_h2d_copy", copy, static_cast<double>(first_length),
-                chunks_text(1, first_length));
-
-        const Histogram first_reference = reference_histogram(first, request.binning);
-        const ct::Measurement kernel =
-            ct::measure([&](cudaStream_t stream) { counter.count_first_chunk(stream); },
-                        [&] {
-                            const Comparison comparison = compare_histograms(
-                                first_reference, counter.first_chunk_counts(), request.binning);
-                            return comparison.equal ? ct::Verification::pass()
-                                                    : ct::Verification::fail(comparison.detail);
-                        },
-                        chunk_config);
-        add_row("kernel", "stage8_one_chunk", kernel, static_cast<double>(first_length),
-                chunks_text(1, first_length));
+        return rows.size() - 1;
     }
+    double gbs(const std::optional<std::size_t>& i) const {
+        return i ? row_gbs(rows[*i]).value_or(0) : 0;
+    }
+};
 
-    // The whole input: copies alone, then copies and counting. These runs wait on the host for
-    // the reader, so the stream must not be held while they are queued (benchmark.hpp).
-    ct::BenchmarkConfig whole_config = chunk_config;
-    whole_config.repetitions = request.settings.reps;
-    whole_config.warmup = std::min(chunk_config.warmup, 1);
-    whole_config.hold_stream = false;
+// One chunk: the link's rate from pinned memory, and the kernel's rate on the device.
+void add_one_chunk_rows(StreamedRows& out, StreamedCounter& counter, const ByteSource& source,
+                        const ChunkPlan& plan, const Binning& binning,
+                        const ct::BenchmarkConfig& config) {
+    if (plan.count() == 0) {
+        return;
+    }
+    const auto first_length = static_cast<std::size_t>(plan.length(0));
+    std::vector<unsigned char> first(first_length);
+    source.read(0, first_length, first.data());
+    counter.stage_first_chunk();
+    const ct::Measurement copy = ct::measure(
+        [&](cudaStream_t stream) { counter.copy_first_chunk(stream); },
+        [&] {
+            return counter.chunk_on_device(0) == first
+                       ? ct::Verification::pass()
+                       : ct::Verification::fail("chunk 0 on the device differs from the input");
+        },
+        config);
+    out.h2d = out.add("h2d", "pinned_h2d_copy", copy, static_cast<double>(first_length),
+                      chunks_text(1, first_length));
+
+    const Histogram first_reference = reference_histogram(first, binning);
+    const ct::Measurement kernel =
+        ct::measure([&](cudaStream_t stream) { counter.count_first_chunk(stream); },
+                    [&] {
+                        const Comparison comparison = compare_histograms(
+                            first_reference, counter.first_chunk_counts(), binning);
+                        return comparison.equal ? ct::Verification::pass()
+                                                : ct::Verification::fail(comparison.detail);
+                    },
+                    config);
+    out.kernel = out.add("kernel", "stage8_one_chunk", kernel, static_cast<double>(first_length),
+                         chunks_text(1, first_length));
+}
+
+// The whole input: copies alone, then copies and counting. These runs wait on the host for the
+// reader, so the stream must not be held while they are queued (benchmark.hpp).
+void add_whole_input_rows(StreamedRows& out, StreamedCounter& counter, const ByteSource& source,
+                          const ChunkPlan& plan, const Histogram64& reference,
+                          const Binning& binning, const ct::BenchmarkConfig& whole_config) {
+    const std::uint64_t n = source.size();
     const std::string all_chunks = chunks_text(plan.count(), plan.buffer_bytes());
-
-    PipelineStats copy_stats;
     const ct::Measurement copies = ct::measure(
-        [&](cudaStream_t stream) { copy_stats = counter.run(stream, false); },
+        [&](cudaStream_t stream) { out.copy_stats = counter.run(stream, false); },
         [&] {
             // The last two chunks are still in the two device buffers.
             for (std::uint64_t i = plan.count() > 2 ? plan.count() - 2 : 0; i < plan.count(); ++i) {
                 std::vector<unsigned char> expected(static_cast<std::size_t>(plan.length(i)));
-                source->read(plan.offset(i), expected.size(), expected.data());
+                source.read(plan.offset(i), expected.size(), expected.data());
                 if (counter.chunk_on_device(i) != expected) {
                     return ct::Verification::fail("chunk " + std::to_string(i) +
                                                   " on the device differs from the input");
@@ -232,85 +243,142 @@ int run_streamed(const StreamedRequest& request) {
             return ct::Verification::pass();
         },
         whole_config);
-    ct::ResultRow* copies_row =
-        add_row("copies", "streamed_copies_only", copies, static_cast<double>(n), all_chunks);
+    out.copies =
+        out.add("copies", "streamed_copies_only", copies, static_cast<double>(n), all_chunks);
 
     counter.poison_totals();
-    PipelineStats count_stats;
     const ct::Measurement streamed = ct::measure(
-        [&](cudaStream_t stream) { count_stats = counter.run(stream, true); },
+        [&](cudaStream_t stream) { out.count_stats = counter.run(stream, true); },
         [&] {
-            const std::string detail =
-                compare_histograms64(reference, counter.totals(), request.binning);
+            const std::string detail = compare_histograms64(reference, counter.totals(), binning);
             return detail.empty() ? ct::Verification::pass() : ct::Verification::fail(detail);
         },
         whole_config);
-    ct::ResultRow* streamed_row =
-        add_row("streamed", "streamed_end_to_end", streamed, static_cast<double>(n), all_chunks);
+    out.streamed =
+        out.add("streamed", "streamed_end_to_end", streamed, static_cast<double>(n), all_chunks);
+}
 
-    const auto source_rate = [&](const PipelineStats& stats) -> std::optional<double> {
-        if (source->pinned() != nullptr || stats.fill_ms <= 0) {
-            return std::nullopt;
-        }
-        return ct::bandwidth_gbs(static_cast<double>(n), stats.fill_ms);
-    };
-    for (auto [row, stats] : {std::pair{copies_row, &copy_stats}, {streamed_row, &count_stats}}) {
-        const std::optional<double> rate = source_rate(*stats);
-        row->with("source GB/s", source->pinned() ? std::string("pinned")
-                                 : rate           ? ct::format_fixed(*rate, 1)
-                                                  : "–");
-        row->with("GPU waited ms", ct::format_fixed(stats->starved_ms, 1));
+// The source's rate while it filled the pinned buffers (none for a pinned source).
+std::optional<double> source_rate(const ByteSource& source, const PipelineStats& stats) {
+    if (source.pinned() != nullptr || stats.fill_ms <= 0) {
+        return std::nullopt;
+    }
+    return ct::bandwidth_gbs(static_cast<double>(source.size()), stats.fill_ms);
+}
+
+// The columns that compare the rows: the source's rate, the GPU's wait, % of the H2D copy.
+void add_rate_columns(StreamedRows& out, const ByteSource& source) {
+    for (auto [index, stats] :
+         {std::pair{out.copies, &out.copy_stats}, {out.streamed, &out.count_stats}}) {
+        ct::ResultRow& row = out.rows[*index];
+        const std::optional<double> rate = source_rate(source, *stats);
+        row.with("source GB/s", source.pinned() ? std::string("pinned")
+                                : rate          ? ct::format_fixed(*rate, 1)
+                                                : "–");
+        row.with("GPU waited ms", ct::format_fixed(stats->starved_ms, 1));
     }
     // Plain doubles, 0 when unmeasured: GCC's -Wmaybe-uninitialized misreads optionals here.
-    const double link_gbs = rows.size() == 4 ? row_gbs(rows[0]).value_or(0) : 0;
-    for (ct::ResultRow& row : rows) {
+    const double link_gbs = out.gbs(out.h2d);
+    for (ct::ResultRow& row : out.rows) {
         const double gbs = row_gbs(row).value_or(0);
         row.with("% of H2D",
                  gbs > 0 && link_gbs > 0 ? ct::format_fixed(100.0 * gbs / link_gbs, 1) : "–");
     }
-    for (ct::ResultRow& row : rows) {
+}
+
+// What bounds the end-to-end rate, the slowest of source, link and kernel: a note under the
+// table (in every format); empty when a rate is missing.
+std::string bound_note(const StreamedRows& out, const ByteSource& source, bool generated) {
+    const double end_to_end = out.gbs(out.streamed);
+    const double link_gbs = out.gbs(out.h2d);
+    const double kernel_gbs = out.gbs(out.kernel);
+    const double filled = source_rate(source, out.count_stats).value_or(0);
+    if (end_to_end <= 0 || link_gbs <= 0 || kernel_gbs <= 0) {
+        return {};
+    }
+    std::ostringstream note;
+    note << "End to end " << gbs_text(end_to_end) << " = "
+         << ct::format_fixed(100.0 * end_to_end / link_gbs, 1) << "% of the pinned H2D copy ("
+         << gbs_text(link_gbs) << ", one chunk); kernel alone " << gbs_text(kernel_gbs);
+    if (filled > 0) {
+        note << "; the source filled the pinned buffers at " << gbs_text(filled)
+             << " (the GPU side waited " << ct::format_fixed(out.count_stats.starved_ms, 1)
+             << " ms for it)";
+    }
+    const ct::ResultRow& copies = out.rows[*out.copies];
+    const ct::ResultRow& streamed = out.rows[*out.streamed];
+    if (copies.timed && copies.stats.median_ms > 0) {
+        note << ". Total time = "
+             << ct::format_fixed(streamed.stats.median_ms / copies.stats.median_ms, 3)
+             << "x the copies alone.";
+    }
+    std::string bound = "the link (host-to-device copies)";
+    double slowest = link_gbs;
+    if (kernel_gbs < slowest) {
+        bound = "the kernel";
+        slowest = kernel_gbs;
+    }
+    if (filled > 0 && filled < slowest) {
+        bound = generated ? "the host generator" : "reading the file";
+    }
+    note << " Bounded by " << bound << ".";
+    return note.str();
+}
+
+void print_totals(const Histogram64& totals, const Binning& binning) {
+    std::cout << "\nTotals (64-bit):";
+    for (int b = 0; b < binning.bins() && b < 32; ++b) {
+        std::cout << (b % 8 ? "  " : "\n  ") << binning.label(b) << " "
+                  << totals[static_cast<std::size_t>(b)];
+    }
+    std::cout << (binning.bins() > 32 ? "\n  ...\n" : "\n");
+}
+
+}  // namespace
+
+int run_streamed(const StreamedRequest& request) {
+    refuse_in_memory_options(request);
+    PreparedSource prepared;
+    std::optional<Distribution> distribution;
+    if (!request.input_path.empty()) {
+        prepared.source = open_file_source(request.input_path);  // unreadable: exit 2 first
+    } else {
+        distribution = parse_distribution(request.dist);
+    }
+    const ct::DeviceInfo device = ct::select_device(request.common.device);
+    ct::require_block_size(request.block, device);
+    generate_if_needed(prepared, distribution, request);
+    const ByteSource& source = *prepared.source;
+    const ChunkPlan plan(source.size(), request.settings.chunk_bytes);
+    ct::require_device_memory(
+        static_cast<std::size_t>(2 * plan.buffer_bytes()) + (1 << 20),
+        "two device buffers of --chunk " + std::to_string(request.settings.chunk_bytes) + " bytes");
+
+    const auto reference_start = std::chrono::steady_clock::now();
+    const Histogram64 reference = reference_histogram64(source, request.binning);
+    const double reference_ms = ms_since(reference_start);
+    StreamedCounter counter(*prepared.source, request.settings.chunk_bytes, request.binning,
+                            request.block, request.grid);
+    ct::TableRun table(streamed_run_info(request, device, prepared, plan, counter, reference_ms),
+                       request.common);
+
+    StreamedRows out;
+    const ct::BenchmarkConfig chunk_config = table.options().benchmark_config();
+    add_one_chunk_rows(out, counter, source, plan, request.binning, chunk_config);
+    ct::BenchmarkConfig whole_config = chunk_config;
+    whole_config.repetitions = request.settings.reps;
+    whole_config.warmup = std::min(chunk_config.warmup, 1);
+    whole_config.hold_stream = false;
+    add_whole_input_rows(out, counter, source, plan, reference, request.binning, whole_config);
+    add_rate_columns(out, source);
+    for (ct::ResultRow& row : out.rows) {
         table.add(row);
     }
-
-    // What bounds the end-to-end rate, the slowest of source, link and kernel: a note under the
-    // table (in every format).
-    const double end_to_end = row_gbs(*streamed_row).value_or(0);
-    const double kernel_gbs = rows.size() == 4 ? row_gbs(rows[1]).value_or(0) : 0;
-    const double filled = source_rate(count_stats).value_or(0);
-    if (end_to_end > 0 && link_gbs > 0 && kernel_gbs > 0) {
-        std::ostringstream out;
-        out << "End to end " << gbs_text(end_to_end) << " = "
-            << ct::format_fixed(100.0 * end_to_end / link_gbs, 1) << "% of the pinned H2D copy ("
-            << gbs_text(link_gbs) << ", one chunk); kernel alone " << gbs_text(kernel_gbs);
-        if (filled > 0) {
-            out << "; the source filled the pinned buffers at " << gbs_text(filled)
-                << " (the GPU side waited " << ct::format_fixed(count_stats.starved_ms, 1)
-                << " ms for it)";
-        }
-        if (copies_row->timed && copies_row->stats.median_ms > 0) {
-            out << ". Total time = "
-                << ct::format_fixed(streamed_row->stats.median_ms / copies_row->stats.median_ms, 3)
-                << "x the copies alone.";
-        }
-        std::string bound = "the link (host-to-device copies)";
-        double slowest = link_gbs;
-        if (kernel_gbs < slowest) {
-            bound = "the kernel";
-            slowest = kernel_gbs;
-        }
-        if (filled > 0 && filled < slowest) {
-            bound = request.input_path.empty() ? "the host generator" : "reading the file";
-        }
-        out << " Bounded by " << bound << ".";
-        table.add_note(out.str());
+    if (const std::string note = bound_note(out, source, prepared.generated); !note.empty()) {
+        table.add_note(note);
     }
     const int status = table.finish();
-    std::cout << "\nTotals (64-bit):";
-    for (int b = 0; b < request.binning.bins() && b < 32; ++b) {
-        std::cout << (b % 8 ? "  " : "\n  ") << request.binning.label(b) << " "
-                  << reference[static_cast<std::size_t>(b)];
-    }
-    std::cout << (request.binning.bins() > 32 ? "\n  ...\n" : "\n");
+    print_totals(reference, request.binning);
     return status;
 }
 
