@@ -11,7 +11,7 @@
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "reduction.hpp"
-#include "stages/stage_launchers.hpp"
+#include "stages/reduction_launchers.hpp"
 
 namespace reduction {
 

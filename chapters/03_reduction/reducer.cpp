@@ -10,7 +10,7 @@
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "reduction.hpp"
-#include "stages/stage_launchers.hpp"
+#include "stages/reduction_launchers.hpp"
 #include "vector_split.hpp"
 
 namespace reduction {

@@ -4,7 +4,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "nested_reduction.hpp"
-#include "stage_launchers.hpp"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction {
 

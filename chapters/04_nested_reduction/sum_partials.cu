@@ -5,8 +5,8 @@
 // grid in the host stream waits for that: so this kernel starts only after the whole nested
 // recursion has finished, without any device-side synchronization.
 #include "cudatutorial/check.hpp"
-#include "device_common.cuh"
-#include "stage_launchers.hpp"
+#include "nested_device.cuh"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction::detail {
 namespace {

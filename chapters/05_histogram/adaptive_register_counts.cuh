@@ -15,7 +15,7 @@
 // ceiling, like the reduction, and one-letter input as fast as uniform.
 #pragma once
 
-#include "stages/device_common.cuh"
+#include "stages/histogram_device.cuh"
 
 namespace histogram::detail {
 

@@ -20,7 +20,7 @@
 #include "gpu_test.hpp"
 #include "large_input.hpp"
 #include "reduction.hpp"
-#include "stages/stage_launchers.hpp"
+#include "stages/reduction_launchers.hpp"
 
 namespace ct = cudatutorial;
 namespace rd = reduction::detail;

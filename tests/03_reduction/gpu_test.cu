@@ -21,7 +21,7 @@
 #include "gpu_test.hpp"
 #include "large_input.hpp"
 #include "reduction.hpp"
-#include "stages/stage_launchers.hpp"
+#include "stages/reduction_launchers.hpp"
 
 namespace ct = cudatutorial;
 using cudatutorial::testing::sanitizing;

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "cudatutorial/check.hpp"
-#include "stage_launchers.hpp"
+#include "reduction_launchers.hpp"
 
 namespace reduction::detail {
 

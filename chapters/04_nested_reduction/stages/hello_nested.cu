@@ -14,7 +14,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
-#include "device_common.cuh"
+#include "nested_device.cuh"
 
 namespace nested_reduction {
 namespace {

@@ -25,8 +25,8 @@
 // What to look for in the table: the launch count, and a time far above the flat reduction's:
 // every level of every chunk is a separate grid of one block.
 #include "cudatutorial/check.hpp"
-#include "device_common.cuh"
-#include "stage_launchers.hpp"
+#include "nested_device.cuh"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction::detail {
 namespace {

@@ -17,8 +17,8 @@
 // strictly one at a time: G*(log2 B - 1) dependent launches in a row, paid at the device's
 // launch latency each. Same launch count as version 1, no parallelism left between chunks.
 #include "cudatutorial/check.hpp"
-#include "device_common.cuh"
-#include "stage_launchers.hpp"
+#include "nested_device.cuh"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction::detail {
 namespace {

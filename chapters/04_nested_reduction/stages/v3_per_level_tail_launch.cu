@@ -15,8 +15,8 @@
 // 1 and 2, and a time close to the cost of those few dependent launches plus one pass over the
 // input.
 #include "cudatutorial/check.hpp"
-#include "device_common.cuh"
-#include "stage_launchers.hpp"
+#include "nested_device.cuh"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction::detail {
 namespace {

@@ -8,7 +8,7 @@
 // the seed's model, fed with these latencies, with what stage 2 really achieves.
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_info.hpp"
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

@@ -9,7 +9,7 @@
 // uniform input does lose counts. compute-sanitizer's racecheck does not see it (racecheck
 // checks shared memory only), which is one more reason to know the pattern on sight. The
 // sanitizer script skips it by name (BugDemo).
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

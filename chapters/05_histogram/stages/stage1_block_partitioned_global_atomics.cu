@@ -7,7 +7,7 @@
 // Two things hurt: the atomics (resolved one after another in L2 for each bin) and the access
 // pattern: in one step the 32 threads of a warp read 32 bytes that lie a whole section apart,
 // 32 different memory sectors for 32 useful bytes.
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

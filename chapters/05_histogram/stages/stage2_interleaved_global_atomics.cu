@@ -6,7 +6,7 @@
 // memory side gets much cheaper, but every counted byte is still one global atomic, so the time
 // is set by how many atomics per second L2 can perform on the few addresses of the histogram.
 // With all bytes in one bin (--dist one-letter) they all queue on a single address.
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

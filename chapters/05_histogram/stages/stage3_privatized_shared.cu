@@ -15,7 +15,7 @@
 //    by blockDim.x, which is right for any bin count and any block size.
 //  - the host never zeroed the global histogram before the launch, so running the kernel twice
 //    (as every benchmark does) doubles the counts. clear_histogram() does it on every launch.
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

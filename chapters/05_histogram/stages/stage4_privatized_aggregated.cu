@@ -10,7 +10,7 @@
 // for: the runs and one-letter tables against uniform, and whether the Hopper SM even needed
 // the help (shared-memory atomics on one address are not slow there: see stage 3's row for
 // one-letter).
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

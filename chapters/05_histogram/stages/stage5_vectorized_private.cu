@@ -8,7 +8,7 @@
 // on 256 bins it should already beat CUB (anchors: 0.123 vs 0.139 ms). What to look for: the
 // remaining gap on uniform bytes, where 32 lanes hitting random bins of one shared histogram
 // collide in the same memory banks (see stage 6).
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

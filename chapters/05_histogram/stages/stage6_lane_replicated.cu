@@ -13,7 +13,7 @@
 // Prediction: uniform 256-bin input runs as fast as one-letter input (its best case in stage
 // 5), close to DRAM bandwidth; letters gain less (7 bins rarely collide in banks). What to look
 // for: x CUB above 1 for both binnings, and no slowdown on skewed or one-letter input.
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

@@ -9,8 +9,8 @@
 // per SM); with four loads per thread that needs only a quarter of the warps waiting at any
 // time. Prediction: a few percent at
 // most, and only if stage 6 is not yet at the bandwidth ceiling. What to look for: x prev.
-// The loop itself is detail::count_input_coarsened (device_common.cuh): stage 8 reuses it.
-#include "device_common.cuh"
+// The loop itself is detail::count_input_coarsened (histogram_device.cuh): stage 8 reuses it.
+#include "histogram_device.cuh"
 
 namespace histogram {
 

@@ -34,7 +34,7 @@
 #include "adaptive_counts.hpp"
 #include "adaptive_register_counts.cuh"
 #include "cudatutorial/programmatic_launch.cuh"
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 #include "wide_histogram.hpp"
 
 namespace histogram::detail {

@@ -57,7 +57,7 @@ int vectorized_loads_blocks_per_sm(int block, int variant);
 int single_pass_last_block_blocks_per_sm(int block, int variant);
 int single_pass_atomic_blocks_per_sm(int block, int variant);
 
-// CUB's DeviceReduce::Sum (cub_baseline.cu).
+// CUB's DeviceReduce::Sum (reduction_cub_baseline.cu).
 std::size_t cub_temp_storage_bytes(std::size_t n);
 void launch_cub_sum(void* temp, std::size_t temp_bytes, const int* in, int* out, std::size_t n,
                     cudaStream_t stream);

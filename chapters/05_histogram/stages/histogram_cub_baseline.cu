@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "device_common.cuh"
+#include "histogram_device.cuh"
 
 namespace histogram {
 
