@@ -123,7 +123,10 @@ TEST(PipelineGpu, AStreamPerChunkBeatsOneStream) {
     for (std::size_t i = 4; i < 6; ++i) {
         SCOPED_TRACE(pl::schedule_key(result.runs[i].schedule));
         EXPECT_LT(result.runs[i].total_ms.median_ms, 0.8 * one_stream);
-        EXPECT_GT(result.runs[i].total_ms.median_ms, 0.9 * result.runs[i].ideal_ms);
+        // No lower bound from the ideal: it is a model built from stages timed one at a time
+        // (each with its own launch and wait), and an overlapped run can beat it (on an H100 at
+        // 2^22 elements, 8 chunks: 0.491 ms against an ideal of 0.558).
+        EXPECT_GT(result.runs[i].ideal_ms, 0.0);
         EXPECT_TRUE(result.runs[i].has_timeline);
     }
 }
