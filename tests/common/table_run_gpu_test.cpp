@@ -2,9 +2,12 @@
 // timing and a stage's own, and a prepare shared by two stages. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "gpu_test.hpp"
@@ -98,4 +101,43 @@ TEST(TableRunGpu, AStageMayTimeFewerRunsAndShareItsPrepare) {
     EXPECT_EQ(tuning_passes, 1);
     ASSERT_EQ(run.info().parameters.size(), 2u);  // set twice, kept once where it first went
     EXPECT_EQ(run.info().parameters[1].first, "choice");
+}
+
+TEST(TableRunGpu, ARoundTripStageIsTimedOnTheHostOneCallAtATime) {
+    CT_REQUIRE_GPU();
+    ct::CommonOptions options;
+    options.warmup = 1;
+    options.repetitions = 3;
+    ct::TableRun run(test_info(), options);
+    ct::DeviceBuffer<int> out(256);
+    ct::CudaStream stream;
+
+    int calls = 0;
+    bool poisoned = false;
+    ct::StageHooks hooks;
+    hooks.poison = [&] { poisoned = true; };
+    hooks.round_trip = [&] {
+        ++calls;
+        out.fill_bytes_async(0, stream.get());
+        CT_CHECK(cudaStreamSynchronize(stream.get()));
+    };
+    hooks.verify = [] { return ct::Verification::pass(); };
+    hooks.bytes = ct::MemoryTraffic().writes<int>(256);
+    const ct::ResultRow& row =
+        run.run({"rt", "memset_and_wait", "", ct::StageRole::kProgression}, hooks);
+
+    EXPECT_TRUE(poisoned);
+    EXPECT_EQ(calls, 1 + 1 + 3);  // the validated call, one warm-up call, three timed calls
+    EXPECT_TRUE(row.passed) << row.detail;
+    EXPECT_TRUE(row.timed);
+    EXPECT_EQ(row.stats.samples, 3);
+    EXPECT_DOUBLE_EQ(row.bytes, 1024.0);
+
+    ct::StageHooks neither;
+    neither.verify = [] { return ct::Verification::pass(); };
+    EXPECT_THROW(run.run({"x", "nothing", "", ct::StageRole::kProgression}, neither),
+                 std::logic_error);
+    ct::StageHooks both = hooks;
+    both.launch = [&](cudaStream_t s) { out.fill_bytes_async(0, s); };
+    EXPECT_THROW(run.run({"y", "both", "", ct::StageRole::kProgression}, both), std::logic_error);
 }

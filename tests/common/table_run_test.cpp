@@ -3,6 +3,7 @@
 // hooks' order around the timed runs is in table_run_gpu_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -187,4 +188,40 @@ TEST(TableRun, AFileThatCannotBeWrittenIsAUsageError) {
     ct::TableRun run(test_info(), options);
     run.add(row("1", 1.0));
     EXPECT_THROW(finish_quietly(run), ct::UsageError);
+}
+
+TEST(TableRun, ASkippedStageIsUntimedOutsideTheChainAndFailsNothing) {
+    ct::TableRun run(test_info(), ct::CommonOptions{});
+    run.add(row("1", 2.0));
+    const ct::StageDescriptor refused{"2", "block_64x32", "2,048 threads in a block"};
+    run.skip(refused, "launch rejected: more threads than a block may have",
+             [](ct::ResultRow& r) { r.with("grid", "1 x 1"); });
+    run.add(row("3", 1.0));
+
+    const ct::ResultTable& table = run.table();
+    ASSERT_EQ(table.rows().size(), 3u);
+    const ct::ResultRow& skipped = table.rows()[1];
+    EXPECT_EQ(skipped.id, "2");
+    EXPECT_EQ(skipped.name, "block_64x32");
+    EXPECT_EQ(skipped.idea, "2,048 threads in a block");
+    EXPECT_FALSE(skipped.timed);
+    EXPECT_FALSE(skipped.in_progression);
+    EXPECT_EQ(skipped.detail, "launch rejected: more threads than a block may have");
+    EXPECT_EQ(skipped.extra_value("grid"), "1 x 1");
+    // x prev for row 3 compares with row 1: the skipped row is not in the chain.
+    ASSERT_TRUE(table.speedup_vs_previous(2).has_value());
+    EXPECT_DOUBLE_EQ(*table.speedup_vs_previous(2), 2.0);
+    EXPECT_EQ(finish_quietly(run), ct::to_int(ct::ExitCode::kSuccess));
+}
+
+TEST(MemoryTraffic, CountsBytesByElementType) {
+    EXPECT_DOUBLE_EQ(ct::MemoryTraffic().bytes(), 0.0);
+    EXPECT_DOUBLE_EQ(ct::MemoryTraffic().reads<int>(1000).writes<int>(1).bytes(), 4004.0);
+    EXPECT_DOUBLE_EQ(ct::MemoryTraffic().reads<std::uint8_t>(3).writes<double>(2).bytes(), 19.0);
+    // More than 2^32 elements: the count is 64-bit and the bytes a double.
+    EXPECT_DOUBLE_EQ(ct::MemoryTraffic().reads<float>(std::uint64_t{1} << 33).bytes(),
+                     4.0 * 8589934592.0);
+    ct::StageHooks hooks;
+    hooks.bytes = ct::MemoryTraffic().reads<float>(4).writes<float>(4);
+    EXPECT_DOUBLE_EQ(hooks.bytes, 32.0);
 }

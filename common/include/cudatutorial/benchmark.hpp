@@ -26,6 +26,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -63,6 +64,34 @@ struct BenchmarkConfig {
     /// The NVTX range around the timed runs, e.g. "stage 3 sequential_addressing" (run_stage
     /// sets it); empty: no range.
     std::string label;
+};
+
+/// Bytes one run of a stage moves through global memory, counted by element type as nvbench's
+/// `add_global_memory_reads<T>(n)` counts them: `MemoryTraffic().reads<int>(n).writes<int>(1)`.
+/// The count is the GB/s column's numerator, so it is the traffic the algorithm needs (each input
+/// read once, each output written once), not what a particular kernel happens to move: a stage
+/// that reads its input twice shows a lower GB/s, which is the point of the column.
+class MemoryTraffic {
+  public:
+    /// Adds `count` elements of T read.
+    template <class T>
+    MemoryTraffic& reads(std::uint64_t count) {
+        bytes_ += static_cast<double>(sizeof(T)) * static_cast<double>(count);
+        return *this;
+    }
+    /// Adds `count` elements of T written.
+    template <class T>
+    MemoryTraffic& writes(std::uint64_t count) {
+        bytes_ += static_cast<double>(sizeof(T)) * static_cast<double>(count);
+        return *this;
+    }
+    /// The bytes counted so far.
+    double bytes() const { return bytes_; }
+    /// The bytes, where a count of bytes is expected (StageHooks::bytes).
+    operator double() const { return bytes_; }  // NOLINT(google-explicit-constructor): by design
+
+  private:
+    double bytes_ = 0;
 };
 
 /// What measure() found.
@@ -119,10 +148,17 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
 /// outputs (so that a stage that writes nothing cannot pass on what an earlier stage left),
 /// measure() it, and make its row: id, name, idea and flags from the descriptor's role
 /// (stage.hpp), PASS/FAIL from both validations, `bytes` moved per run for the GB/s column.
-/// `poison` may be empty. The timed runs are the NVTX range "stage <id> <name>".
+/// `poison` may be empty. The timed runs are the NVTX range config.label, or "stage <id> <name>"
+/// when the config names none.
 ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
                     const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
                     const BenchmarkConfig& config);
+
+/// run_stage() for a call timed on the host one at a time: measure_round_trip() in place of
+/// measure() (TableRun::run with StageHooks::round_trip).
+ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function<void()>& poison,
+                               const RoundTripFunction& call, const VerifyFunction& verify,
+                               double bytes, const BenchmarkConfig& config);
 
 /// Evicts the L2 cache by reading a buffer twice its size, so that a timed run starts cold.
 class L2Flusher {

@@ -40,9 +40,15 @@ struct StageHooks {
     std::function<void()> poison;
     /// Launches the work to time on the given stream (the whole result, every time).
     LaunchFunction launch;
+    /// Instead of `launch`: one call that hands the work over and returns once its result is
+    /// usable by the host, timed on the host clock one call at a time (measure_round_trip,
+    /// benchmark.hpp): for a caller's view of a launch + synchronize, or a resident kernel that
+    /// has no launch for CUDA events to bracket. Set one of `launch` and `round_trip`.
+    RoundTripFunction round_trip;
     /// Checks the result against the CPU reference (called with the device idle).
     VerifyFunction verify;
-    /// Bytes one run moves, for the GB/s column; 0: no bandwidth (a compute-bound stage).
+    /// Bytes one run moves, for the GB/s column (MemoryTraffic counts them by element type); 0:
+    /// no bandwidth (a compute-bound stage).
     double bytes = 0;
     /// Changes the options' timing for this stage only (a slow stage times fewer runs). Empty:
     /// the options' timing as given.
@@ -84,9 +90,14 @@ class TableRun {
     /// The row run() would add, not added: for a chapter that derives columns across several
     /// rows (chapter 5's "x CUB" within a bin count) before it adds them.
     ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks);
-    /// Adds a row made elsewhere: a section that teaches its own timing, or a stage that could
-    /// not run (its reason in the detail).
+    /// Adds a row made elsewhere: a section that teaches its own timing (chapter 6's timelines).
     void add(ResultRow row);
+    /// Adds `stage`'s row as one that cannot run here, with `reason` as its detail: not timed,
+    /// shown as FAIL (expected) and outside the x prev chain, so it fails neither the run nor a
+    /// comparison (a launch configuration this GPU refuses, a partition the driver will not
+    /// make). `extras` adds the chapter's own columns, as StageHooks::extras does.
+    void skip(const StageDescriptor& stage, const std::string& reason,
+              const std::function<void(ResultRow&)>& extras = {});
     /// See ResultTable::add_note.
     void add_note(const std::string& note);
     /// See ResultTable::attach.

@@ -36,7 +36,14 @@ ResultRow TableRun::time_stage(const StageDescriptor& stage, const StageHooks& h
     if (hooks.adjust_timing) {
         hooks.adjust_timing(config);
     }
-    ResultRow row = run_stage(stage, hooks.poison, hooks.launch, hooks.verify, hooks.bytes, config);
+    if (static_cast<bool>(hooks.launch) == static_cast<bool>(hooks.round_trip)) {
+        throw std::logic_error("stage " + stage.id + " " + stage.name +
+                               ": its hooks must set one of launch and round_trip");
+    }
+    ResultRow row = hooks.launch ? run_stage(stage, hooks.poison, hooks.launch, hooks.verify,
+                                             hooks.bytes, config)
+                                 : run_round_trip_stage(stage, hooks.poison, hooks.round_trip,
+                                                        hooks.verify, hooks.bytes, config);
     apply_hooks(hooks, row);
     return row;
 }
@@ -47,6 +54,23 @@ const ResultRow& TableRun::run(const StageDescriptor& stage, const StageHooks& h
 }
 
 void TableRun::add(ResultRow row) {
+    table_.add(std::move(row));
+}
+
+void TableRun::skip(const StageDescriptor& stage, const std::string& reason,
+                    const std::function<void(ResultRow&)>& extras) {
+    ResultRow row;
+    row.id = stage.id;
+    row.name = stage.name;
+    row.idea = stage.idea;
+    row.timed = false;
+    row.passed = false;
+    row.expected_failure = true;  // nothing ran, so nothing is wrong: it cannot fail the run
+    row.in_progression = false;
+    row.detail = reason;
+    if (extras) {
+        extras(row);
+    }
     table_.add(std::move(row));
 }
 

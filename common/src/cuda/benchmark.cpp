@@ -31,15 +31,37 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
     return row;
 }
 
+namespace {
+// The NVTX range of a stage's timed runs: the config's own label, else "stage <id> <name>".
+BenchmarkConfig labelled(const StageDescriptor& stage, const BenchmarkConfig& config) {
+    BenchmarkConfig result = config;
+    if (result.label.empty()) {
+        result.label = "stage " + stage.id + " " + stage.name;
+    }
+    return result;
+}
+}  // namespace
+
 ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
                     const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
                     const BenchmarkConfig& config) {
     if (poison) {
         poison();
     }
-    BenchmarkConfig labelled = config;
-    labelled.label = "stage " + stage.id + " " + stage.name;
-    ResultRow row = make_row(stage.id, stage.name, measure(launch, verify, labelled), bytes);
+    ResultRow row =
+        make_row(stage.id, stage.name, measure(launch, verify, labelled(stage, config)), bytes);
+    apply_stage(stage, row);
+    return row;
+}
+
+ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function<void()>& poison,
+                               const RoundTripFunction& call, const VerifyFunction& verify,
+                               double bytes, const BenchmarkConfig& config) {
+    if (poison) {
+        poison();
+    }
+    ResultRow row = make_row(stage.id, stage.name,
+                             measure_round_trip(call, verify, labelled(stage, config)), bytes);
     apply_stage(stage, row);
     return row;
 }
