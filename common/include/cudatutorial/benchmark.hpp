@@ -160,6 +160,49 @@ ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function
                                const RoundTripFunction& call, const VerifyFunction& verify,
                                double bytes, const BenchmarkConfig& config);
 
+/// What a chapter gives TableRun::run() (table_run.hpp) or time_stage() for one stage. Only `launch` and `verify` are required.
+struct StageHooks {
+    /// A one-time set-up before the stage is timed, which may write header lines into the run
+    /// information (chapter 3's tuning pass). Several stages may share it, so it must be safe to
+    /// call again: a second call repeats no work and sets the same lines (RunInfo::set keeps a
+    /// key where it first went). Empty: nothing to set up.
+    std::function<void(RunInfo&)> prepare;
+    /// Overwrites the stage's outputs before the first run, so that a stage that writes nothing
+    /// cannot pass on what an earlier one left. Empty: nothing to overwrite.
+    std::function<void()> poison;
+    /// Launches the work to time on the given stream (the whole result, every time).
+    LaunchFunction launch;
+    /// Instead of `launch`: one call that hands the work over and returns once its result is
+    /// usable by the host, timed on the host clock one call at a time (measure_round_trip,
+    /// benchmark.hpp): for a caller's view of a launch + synchronize, or a resident kernel that
+    /// has no launch for CUDA events to bracket. Set one of `launch` and `round_trip`.
+    RoundTripFunction round_trip;
+    /// Checks the result against the CPU reference (called with the device idle).
+    VerifyFunction verify;
+    /// Bytes one run moves, for the GB/s column (MemoryTraffic counts them by element type); 0:
+    /// no bandwidth (a compute-bound stage).
+    double bytes = 0;
+    /// Changes the options' timing for this stage only (a slow stage times fewer runs). Empty:
+    /// the options' timing as given.
+    std::function<void(BenchmarkConfig&)> adjust_timing;
+    /// Adds the chapter's own columns (or a remark) to the row, after timing: it may read the
+    /// row's times and verdict, and state the launch left behind (chapter 3's "first pass ms").
+    std::function<void(ResultRow&)> extras;
+    /// The row's group (a bin count, a message size); empty: the row keeps none.
+    std::string group;
+};
+
+/// One stage timed the way every row is (the steps of the file comment, less `prepare`), with
+/// `config` as the timing: the row, not added to any table. TableRun::run() makes its rows with
+/// it; a section that prints a layout of its own (chapter 1's copy probe) calls it directly, so
+/// that its numbers come from the same protocol as every table's.
+ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,
+                     const BenchmarkConfig& config);
+
+/// The last step run() takes before adding a row: `hooks.extras`, then `hooks.group` (when not
+/// empty). Public so that its order can be tested without a GPU.
+void apply_hooks(const StageHooks& hooks, ResultRow& row);
+
 /// Evicts the L2 cache by reading a buffer twice its size, so that a timed run starts cold.
 class L2Flusher {
   public:

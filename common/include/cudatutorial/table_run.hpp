@@ -6,7 +6,7 @@
 /// run_stage(), add the chapter's columns, add the row, add notes, then finish_table(). Written
 /// once here, they run in the same order in every chapter, and a chapter supplies only what
 /// differs: the run information, and per stage its StageHooks (what to poison, launch and
-/// verify; its extra columns; a set-up to run first). For each stage:
+/// verify; its extra columns; a set-up to run first; benchmark.hpp). For each stage:
 ///  1. `prepare` (a tuning pass that writes its choice into the header);
 ///  2. run_stage(): poison, time with the options' timing, verify before and after, make the row;
 ///  3. `extras` (the chapter's columns, read after timing), then the row's `group`;
@@ -27,42 +27,6 @@
 #include "cudatutorial/stage.hpp"
 
 namespace cudatutorial {
-
-/// What a chapter gives TableRun::run() for one stage. Only `launch` and `verify` are required.
-struct StageHooks {
-    /// A one-time set-up before the stage is timed, which may write header lines into the run
-    /// information (chapter 3's tuning pass). Several stages may share it, so it must be safe to
-    /// call again: a second call repeats no work and sets the same lines (RunInfo::set keeps a
-    /// key where it first went). Empty: nothing to set up.
-    std::function<void(RunInfo&)> prepare;
-    /// Overwrites the stage's outputs before the first run, so that a stage that writes nothing
-    /// cannot pass on what an earlier one left. Empty: nothing to overwrite.
-    std::function<void()> poison;
-    /// Launches the work to time on the given stream (the whole result, every time).
-    LaunchFunction launch;
-    /// Instead of `launch`: one call that hands the work over and returns once its result is
-    /// usable by the host, timed on the host clock one call at a time (measure_round_trip,
-    /// benchmark.hpp): for a caller's view of a launch + synchronize, or a resident kernel that
-    /// has no launch for CUDA events to bracket. Set one of `launch` and `round_trip`.
-    RoundTripFunction round_trip;
-    /// Checks the result against the CPU reference (called with the device idle).
-    VerifyFunction verify;
-    /// Bytes one run moves, for the GB/s column (MemoryTraffic counts them by element type); 0:
-    /// no bandwidth (a compute-bound stage).
-    double bytes = 0;
-    /// Changes the options' timing for this stage only (a slow stage times fewer runs). Empty:
-    /// the options' timing as given.
-    std::function<void(BenchmarkConfig&)> adjust_timing;
-    /// Adds the chapter's own columns (or a remark) to the row, after timing: it may read the
-    /// row's times and verdict, and state the launch left behind (chapter 3's "first pass ms").
-    std::function<void(ResultRow&)> extras;
-    /// The row's group (a bin count, a message size); empty: the row keeps none.
-    std::string group;
-};
-
-/// The last step run() takes before adding a row: `hooks.extras`, then `hooks.group` (when not
-/// empty). Public so that its order can be tested without a GPU.
-void apply_hooks(const StageHooks& hooks, ResultRow& row);
 
 /// One chapter table, from the run information to the exit code (see the file comment).
 class TableRun {

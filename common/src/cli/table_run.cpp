@@ -7,15 +7,6 @@
 
 namespace cudatutorial {
 
-void apply_hooks(const StageHooks& hooks, ResultRow& row) {
-    if (hooks.extras) {
-        hooks.extras(row);
-    }
-    if (!hooks.group.empty()) {
-        row.group = hooks.group;
-    }
-}
-
 TableRun::TableRun(RunInfo info, const CommonOptions& options, const std::string& file_suffix)
     : table_(std::move(info)),
       options_(file_suffix.empty() ? options : options.with_file_suffix(file_suffix)) {}
@@ -32,20 +23,7 @@ ResultRow TableRun::time_stage(const StageDescriptor& stage, const StageHooks& h
     if (hooks.prepare) {
         hooks.prepare(table_.info());
     }
-    BenchmarkConfig config = options_.benchmark_config();
-    if (hooks.adjust_timing) {
-        hooks.adjust_timing(config);
-    }
-    if (static_cast<bool>(hooks.launch) == static_cast<bool>(hooks.round_trip)) {
-        throw std::logic_error("stage " + stage.id + " " + stage.name +
-                               ": its hooks must set one of launch and round_trip");
-    }
-    ResultRow row = hooks.launch ? run_stage(stage, hooks.poison, hooks.launch, hooks.verify,
-                                             hooks.bytes, config)
-                                 : run_round_trip_stage(stage, hooks.poison, hooks.round_trip,
-                                                        hooks.verify, hooks.bytes, config);
-    apply_hooks(hooks, row);
-    return row;
+    return cudatutorial::time_stage(stage, hooks, options_.benchmark_config());
 }
 
 const ResultRow& TableRun::run(const StageDescriptor& stage, const StageHooks& hooks) {

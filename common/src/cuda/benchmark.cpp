@@ -66,6 +66,33 @@ ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function
     return row;
 }
 
+void apply_hooks(const StageHooks& hooks, ResultRow& row) {
+    if (hooks.extras) {
+        hooks.extras(row);
+    }
+    if (!hooks.group.empty()) {
+        row.group = hooks.group;
+    }
+}
+
+ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,
+                     const BenchmarkConfig& base_config) {
+    BenchmarkConfig config = base_config;
+    if (hooks.adjust_timing) {
+        hooks.adjust_timing(config);
+    }
+    if (static_cast<bool>(hooks.launch) == static_cast<bool>(hooks.round_trip)) {
+        throw std::logic_error("stage " + stage.id + " " + stage.name +
+                               ": its hooks must set one of launch and round_trip");
+    }
+    ResultRow row = hooks.launch ? run_stage(stage, hooks.poison, hooks.launch, hooks.verify,
+                                             hooks.bytes, config)
+                                 : run_round_trip_stage(stage, hooks.poison, hooks.round_trip,
+                                                        hooks.verify, hooks.bytes, config);
+    apply_hooks(hooks, row);
+    return row;
+}
+
 std::string Measurement::failure_detail() const {
     if (!before.passed) {
         return before.detail;
