@@ -24,7 +24,8 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import planted  # noqa: E402
 
-ex = planted.load_exercise_module()
+sys.path.insert(0, str(ROOT / "scripts"))  # the grader: scripts/exercising/
+from exercising import exit_codes, gpus, graders, grading, registry, skeletons  # noqa: E402
 
 SKIP = 77
 
@@ -49,22 +50,22 @@ def run_exercise(exercise, plants, work_dir, jobs, timing_reps):
     trials = []
     skeleton = files / "skeleton" / name
     skeleton.parent.mkdir(exist_ok=True)
-    skeleton.write_text(ex.make_skeleton(stage_text, exercise))
-    trials.append(("skeleton", skeleton, ex.EXIT_FAIL, False, False))
+    skeleton.write_text(skeletons.make_skeleton(stage_text, exercise))
+    trials.append(("skeleton", skeleton, exit_codes.EXIT_FAIL, False, False))
     for plant in plants:
         path = files / plant.name / name
         path.parent.mkdir(exist_ok=True)
         path.write_text(plant.apply(stage_text))
-        trials.append((f"planted {plant.name}", path, ex.EXIT_FAIL, plant.sanitize,
+        trials.append((f"planted {plant.name}", path, exit_codes.EXIT_FAIL, plant.sanitize,
                        plant.may_pass))
-    trials.append(("stage file (solution)", exercise.path, ex.EXIT_PASS, False, False))
+    trials.append(("stage file (solution)", exercise.path, exit_codes.EXIT_PASS, False, False))
     failures = []
     for label, path, expected, sanitize, may_pass in trials:
         start = time.monotonic()
         args = grade_args(build_dir, jobs, sanitize, timing_reps)
-        code = ex.grade(exercise, path, args, out=log)
+        code = grading.grade(exercise, path, args, out=log)
         seconds = time.monotonic() - start
-        ok = code == expected or (may_pass and code == ex.EXIT_PASS)
+        ok = code == expected or (may_pass and code == exit_codes.EXIT_PASS)
         verdict = {0: "PASS", 1: "FAIL", 3: "NO GPU", 4: "BUILD FAILED"}.get(code, str(code))
         wanted = "PASS" if expected == 0 else "FAIL, may pass" if may_pass else "FAIL"
         line = (f"{'ok  ' if ok else 'BAD '} {exercise.id:<17} {label:<32} graded {verdict:<12} "
@@ -82,16 +83,16 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated exercise ids")
     parser.add_argument("--timing-reps", type=int, default=3)
     args = parser.parse_args()
-    if not ex.gpu_present():
+    if not gpus.gpu_present():
         # Worded as GoogleTest words a skip, which scripts/test_summary.sh reads back.
         print("tests/exercises/grading_test.py: Skipped\nno CUDA device: the exercise grader's "
               "test needs a GPU")
         return SKIP
     exercises = []
-    for e in ex.load_registry():
+    for e in registry.load_registry():
         if args.only and e.id not in args.only.split(","):
             continue
-        missing = ex.missing_gpus(ex.GRADERS[e.grader](e.stage))
+        missing = gpus.missing_gpus(graders.GRADERS[e.grader](e.stage))
         if missing:
             print(f"skip {e.id}: {missing} (its skeleton, plants and solution are not graded)")
             continue

@@ -19,24 +19,12 @@ A plant is kept as a change to the stage file, not as a copy, so that it cannot 
 stage: a replacement that no longer applies exactly once fails the CPU test.
 """
 import dataclasses
-import importlib.util
 import pathlib
-import sys
 from typing import List, Tuple
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PLANTED_DIR = HERE / "planted"
-
-
-def load_exercise_module():
-    """scripts/exercise.py as the module `exercise` (it is a script, not an installed package)."""
-    if "exercise" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("exercise", ROOT / "scripts" / "exercise.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["exercise"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["exercise"]
 
 
 @dataclasses.dataclass

@@ -1,9 +1,9 @@
 """CPU tests of the exercises (ctest: exercises.skeletons_match_stages, label cpu).
 
 The skeleton of every exercise must be exactly its stage file minus the marked regions: checked
-here with difflib, independently of the generator in scripts/exercise.py, so that skeleton and
-solution cannot drift. Also: the registry, the markers, start never overwriting, the planted wrong
-solutions still applying, and the grader's judging of results (no GPU needed).
+here with difflib, independently of the generator in scripts/exercising/skeletons.py, so that
+skeleton and solution cannot drift. Also: the registry, the markers, start never overwriting, the
+planted wrong solutions still applying, and the grader's judging of results (no GPU needed).
 """
 import difflib
 import pathlib
@@ -17,9 +17,10 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import planted  # noqa: E402
 
-ex = planted.load_exercise_module()
+sys.path.insert(0, str(ROOT / "scripts"))  # the grader: scripts/exercising/
+from exercising import building, gpus, graders, grading, registry, running, skeletons  # noqa: E402
 
-EXERCISES = ex.load_registry()
+EXERCISES = registry.load_registry()
 
 
 class Registry(unittest.TestCase):
@@ -36,7 +37,7 @@ class Registry(unittest.TestCase):
         for e in EXERCISES:
             with self.subTest(e.id):
                 self.assertTrue(e.path.is_file(), e.file)
-                self.assertIn(e.grader, ex.GRADERS)
+                self.assertIn(e.grader, graders.GRADERS)
                 self.assertTrue(e.file.startswith(("chapters/", f"exercises/{e.id}/")), e.file)
 
     def test_chapters_are_executables(self):
@@ -50,7 +51,7 @@ class Markers(unittest.TestCase):
     def test_every_exercise_has_well_formed_regions(self):
         for e in EXERCISES:
             with self.subTest(e.id):
-                regions = ex.parse_regions(e.path.read_text(), e.file)
+                regions = skeletons.parse_regions(e.path.read_text(), e.file)
                 self.assertGreaterEqual(len(regions), 1)
 
     def test_no_markers_outside_registered_stage_files(self):
@@ -58,7 +59,7 @@ class Markers(unittest.TestCase):
         own = [p for p in (ROOT / "exercises").glob("*/*") if p.parent.name != "student"]
         for path in list((ROOT / "chapters").rglob("*")) + own:
             if path.suffix in {".cu", ".cuh", ".cpp", ".hpp"} and path.resolve() not in registered:
-                self.assertIsNone(ex.MARKER.search(path.read_text()),
+                self.assertIsNone(skeletons.MARKER.search(path.read_text()),
                                   f"{path}: EXERCISE markers, but no line in exercises.txt")
 
     def test_rejects_malformed_markers(self):
@@ -74,14 +75,14 @@ class Markers(unittest.TestCase):
         }
         for name, text in bad.items():
             with self.subTest(name):
-                with self.assertRaises(ex.MarkerError):
-                    ex.parse_regions(text)
+                with self.assertRaises(skeletons.MarkerError):
+                    skeletons.parse_regions(text)
 
     def test_stage_files_keep_their_code(self):
         # Markers are comments: the stage file minus its marker lines is C++ that never mentions
         # the exercise, and each region holds code (not only comments).
         for e in EXERCISES:
-            for region in ex.parse_regions(e.path.read_text(), e.file):
+            for region in skeletons.parse_regions(e.path.read_text(), e.file):
                 code = [s for s in region.solution if s.strip() and not s.strip().startswith("//")]
                 self.assertTrue(code, f"{e.id}: a region without code")
 
@@ -100,8 +101,8 @@ class SkeletonsMatchStages(unittest.TestCase):
         for e in EXERCISES:
             with self.subTest(e.id):
                 stage = e.path.read_text().splitlines()
-                skeleton = ex.make_skeleton(e.path.read_text(), e).splitlines()
-                header = ex.skeleton_header(e)
+                skeleton = skeletons.make_skeleton(e.path.read_text(), e).splitlines()
+                header = skeletons.skeleton_header(e)
                 self.assertEqual(skeleton[:len(header)], header)
                 skeleton = skeleton[len(header):]
                 # Independent of the generator: the regions found by the marker text alone.
@@ -145,12 +146,13 @@ class SkeletonsMatchStages(unittest.TestCase):
             with self.subTest(e.id):
                 text = e.path.read_text()
                 stage = text.splitlines()
-                skeleton = ex.make_skeleton(text, e).splitlines()[len(ex.skeleton_header(e)):]
+                skeleton = skeletons.make_skeleton(text, e).splitlines()
+                skeleton = skeleton[len(skeletons.skeleton_header(e)):]
                 back, s, stage_pos = [], 0, 0
-                for region in ex.parse_regions(text, e.file):
+                for region in skeletons.parse_regions(text, e.file):
                     before = region.begin - stage_pos
                     back += skeleton[s:s + before]
-                    s += before + len(ex.region_replacement(region))
+                    s += before + len(skeletons.region_replacement(region))
                     back += stage[region.begin:region.end + 1]
                     stage_pos = region.end + 1
                 back += skeleton[s:]
@@ -159,9 +161,9 @@ class SkeletonsMatchStages(unittest.TestCase):
     def test_skeletons_differ_from_the_solution(self):
         for e in EXERCISES:
             text = e.path.read_text()
-            solution_code = "\n".join(line for r in ex.parse_regions(text, e.file)
+            solution_code = "\n".join(line for r in skeletons.parse_regions(text, e.file)
                                       for line in r.solution if line.strip())
-            self.assertNotIn(solution_code, ex.make_skeleton(text, e), e.id)
+            self.assertNotIn(solution_code, skeletons.make_skeleton(text, e), e.id)
 
 
 class Start(unittest.TestCase):
@@ -170,10 +172,10 @@ class Start(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             student = pathlib.Path(tmp) / "student"
             with open(pathlib.Path(tmp) / "log", "w") as log:
-                path = ex.start(e, student, out=log)
-                self.assertEqual(path.read_text(), ex.make_skeleton(e.path.read_text(), e))
+                path = skeletons.start(e, student, out=log)
+                self.assertEqual(path.read_text(), skeletons.make_skeleton(e.path.read_text(), e))
                 path.write_text("my work\n")
-                ex.start(e, student, out=log)
+                skeletons.start(e, student, out=log)
             self.assertEqual(path.read_text(), "my work\n")
 
 
@@ -206,7 +208,7 @@ class Plants(unittest.TestCase):
         self.assertEqual({n for n, p in plants.items() if p.may_pass}, {"device_scope_flag"})
 
     def test_multi_gpu_4_has_hold_back_cases(self):
-        held = [c for c in ex.MultiGpuGrader.fixed if c[5] > 0]
+        held = [c for c in graders.MultiGpuGrader.fixed if c[5] > 0]
         self.assertGreaterEqual(len(held), 2)
         # one block, so that the block that signals early is the only one the peer waits for
         self.assertTrue(any(c[1] == 1 for c in held))
@@ -219,56 +221,58 @@ def row(row_id, passed=True, detail="", **extra):
 
 class Judging(unittest.TestCase):
     def result(self, code, rows, output=""):
-        return ex.RunResult(code, output, {r["id"]: r for r in rows}, 0.1)
+        return running.RunResult(code, output, {r["id"]: r for r in rows}, 0.1)
 
     def test_pass_fail_and_what_was_wrong(self):
-        grader = ex.ReductionGrader("3")
-        self.assertEqual(ex.judge(self.result(0, [row("3")]), grader), ("pass", []))
-        verdict, why = ex.judge(self.result(1, [row("3", False, "sum 5, expected 6")]), grader)
+        grader = graders.ReductionGrader("3")
+        self.assertEqual(running.judge(self.result(0, [row("3")]), grader), ("pass", []))
+        verdict, why = running.judge(self.result(1, [row("3", False, "sum 5, expected 6")]), grader)
         self.assertEqual(verdict, "fail")
         self.assertIn("sum 5, expected 6", why[0])
-        self.assertEqual(ex.judge(self.result(0, [row("4")]), grader)[0], "fail")
+        self.assertEqual(running.judge(self.result(0, [row("4")]), grader)[0], "fail")
 
     def test_exit_codes(self):
-        grader = ex.ReductionGrader("3")
-        self.assertEqual(ex.judge(self.result(2, [], "--block: no"), grader)[0], "skip")
-        self.assertEqual(ex.judge(self.result(3, [], "Error: no NVIDIA GPU or driver"),
-                                  grader)[0], "no-gpu")
-        verdict, why = ex.judge(self.result(3, [], "CUDA error: an illegal memory access"), grader)
+        grader = graders.ReductionGrader("3")
+        self.assertEqual(running.judge(self.result(2, [], "--block: no"), grader)[0], "skip")
+        self.assertEqual(running.judge(self.result(3, [], "Error: no NVIDIA GPU or driver"),
+                                       grader)[0], "no-gpu")
+        verdict, why = running.judge(self.result(3, [], "CUDA error: an illegal memory access"),
+                                     grader)
         self.assertEqual(verdict, "fail")
         self.assertIn("illegal memory access", why[1])
-        timed_out = ex.RunResult(-1, "", {}, 120.0, True)
-        self.assertEqual(ex.judge(timed_out, grader)[0], "fail")
-        self.assertEqual(ex.judge(self.result(-11, [], "Segmentation fault"), grader)[0], "fail")
+        timed_out = running.RunResult(-1, "", {}, 120.0, True)
+        self.assertEqual(running.judge(timed_out, grader)[0], "fail")
+        self.assertEqual(running.judge(self.result(-11, [], "Segmentation fault"), grader)[0],
+                         "fail")
 
     def test_streams_needs_the_overlap(self):
-        grader = ex.StreamsGrader("2")
+        grader = graders.StreamsGrader("2")
         good = [row("1L", **{"overlapping pairs": "0/3", "rules allow": "0"}), row("1P"),
                 row("2L", **{"overlapping pairs": "2/3", "rules allow": "2"}), row("2P")]
-        self.assertEqual(ex.judge(self.result(0, good), grader), ("pass", []))
+        self.assertEqual(running.judge(self.result(0, good), grader), ("pass", []))
         blocking = list(good)
         blocking[2] = row("2L", **{"overlapping pairs": "0/3", "rules allow": "2"})
-        verdict, why = ex.judge(self.result(0, blocking), grader)
+        verdict, why = running.judge(self.result(0, blocking), grader)
         self.assertEqual(verdict, "fail")
         self.assertIn("did not overlap", why[0])
         ranged = list(good)
         ranged[2] = row("2L", **{"overlapping pairs": "1-2/3", "rules allow": "2"})
-        self.assertEqual(ex.judge(self.result(0, ranged), grader)[0], "pass")
+        self.assertEqual(running.judge(self.result(0, ranged), grader)[0], "pass")
         # Measured on the H100: the fix applied to scenario 1 as well (planted
         # always_non_blocking) passes the program's own checks; the grader must not.
         everywhere = list(good)
         everywhere[0] = row("1L", **{"overlapping pairs": "2/3", "rules allow": "2"})
-        verdict, why = ex.judge(self.result(0, everywhere), grader)
+        verdict, why = running.judge(self.result(0, everywhere), grader)
         self.assertEqual(verdict, "fail")
         self.assertIn("must stay blocking", " ".join(why))
         scenario1 = list(good)
         scenario1[0] = row("1L", False, "k1 and k2 overlapped although the stream rules order them")
-        self.assertEqual(ex.judge(self.result(1, scenario1), grader)[0], "fail")
+        self.assertEqual(running.judge(self.result(1, scenario1), grader)[0], "fail")
 
     def test_overlap_minimum(self):
-        self.assertEqual(ex.overlap_minimum("2/3"), 2)
-        self.assertEqual(ex.overlap_minimum("0-2/28"), 0)
-        self.assertIsNone(ex.overlap_minimum("-"))
+        self.assertEqual(graders.overlap_minimum("2/3"), 2)
+        self.assertEqual(graders.overlap_minimum("0-2/28"), 0)
+        self.assertIsNone(graders.overlap_minimum("-"))
 
 
 FAKE_PROGRAM = """#!/usr/bin/env python3
@@ -297,18 +301,18 @@ class Running(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_run_and_judge(self):
-        grader = ex.ReductionGrader("3")
-        good = ex.run_program([str(self.program)], 30)
-        self.assertEqual(ex.judge(good, grader), ("pass", []))
-        bad = ex.run_program([str(self.program), "--bad"], 30)
-        self.assertEqual(ex.judge(bad, grader), ("fail", ["row 3: sum 1, expected 2"]))
+        grader = graders.ReductionGrader("3")
+        good = running.run_program([str(self.program)], 30)
+        self.assertEqual(running.judge(good, grader), ("pass", []))
+        bad = running.run_program([str(self.program), "--bad"], 30)
+        self.assertEqual(running.judge(bad, grader), ("fail", ["row 3: sum 1, expected 2"]))
 
     def test_timed_table(self):
         import argparse
         import io
         args = argparse.Namespace(timing_reps=2, timeout=30.0, reference_build="")
         out, failures = io.StringIO(), []
-        ex.time_rows(ex.ReductionGrader("3"), self.program, 5, args, out, failures)
+        grading.time_rows(graders.ReductionGrader("3"), self.program, 5, args, out, failures)
         text = out.getvalue()
         self.assertEqual(failures, [])
         self.assertRegex(text, r"your stage 3 +PASS +0\.1650 +813\.6 +24\.3")
@@ -319,19 +323,19 @@ class MultiGpu(unittest.TestCase):
     """Exercise multi-gpu-4: two GPUs or not checked, and cases that make a wrong barrier show."""
 
     def test_fewer_gpus_than_needed_is_not_checked(self):
-        grader = ex.MultiGpuGrader("4")
-        self.assertEqual(ex.missing_gpus(grader, 0), "no GPU")
-        self.assertEqual(ex.missing_gpus(grader, 1), "needs 2 GPUs, found 1")
-        self.assertEqual(ex.missing_gpus(grader, 2), "")
-        self.assertEqual(ex.missing_gpus(ex.ReductionGrader("3"), 1), "")
+        grader = graders.MultiGpuGrader("4")
+        self.assertEqual(gpus.missing_gpus(grader, 0), "no GPU")
+        self.assertEqual(gpus.missing_gpus(grader, 1), "needs 2 GPUs, found 1")
+        self.assertEqual(gpus.missing_gpus(grader, 2), "")
+        self.assertEqual(gpus.missing_gpus(graders.ReductionGrader("3"), 1), "")
         said = ("not checked: exercise multi-gpu-4 needs two GPUs in one process; this machine "
                 "has 1\n")
-        verdict, why = ex.judge(ex.RunResult(3, said, {}, 0.1), grader)
+        verdict, why = running.judge(running.RunResult(3, said, {}, 0.1), grader)
         self.assertEqual(verdict, "no-gpu")
         self.assertIn("needs two GPUs", why[0])
 
     def test_cases_are_adversarial(self):
-        cases = ex.MultiGpuGrader("4").cases(seed=7, large=False)
+        cases = graders.MultiGpuGrader("4").cases(seed=7, large=False)
 
         def values(option):
             return [int(c.args[c.args.index(option) + 1]) for c in cases]
@@ -420,7 +424,7 @@ class Cases(unittest.TestCase):
     def test_sizes_blocks_and_data(self):
         for name in ("reduction", "histogram", "divergence", "nested"):
             with self.subTest(name):
-                grader = ex.GRADERS[name]("3")
+                grader = graders.GRADERS[name]("3")
                 cases = grader.cases(seed=7, large=False)
                 sizes = {int(c.args[c.args.index("--n") + 1]) for c in cases}
                 for n in (1, 31, 33, 1025, (1 << 20) + 3):
@@ -431,19 +435,19 @@ class Cases(unittest.TestCase):
                 self.assertTrue(all("--reps" in c.args for c in cases))  # runs in a row
 
     def test_data_patterns_and_seed(self):
-        cases = ex.ReductionGrader("3").cases(seed=7, large=True)
+        cases = graders.ReductionGrader("3").cases(seed=7, large=True)
         self.assertGreaterEqual(len({c.args[c.args.index("--data") + 1] for c in cases}), 3)
         self.assertTrue(any(int(c.args[c.args.index("--n") + 1]) > (1 << 31) for c in cases))
         dists = {c.args[c.args.index("--dist") + 1]
-                 for c in ex.HistogramGrader("3").cases(seed=7, large=False)}
+                 for c in graders.HistogramGrader("3").cases(seed=7, large=False)}
         self.assertGreaterEqual(len(dists), 4)
-        self.assertNotEqual(ex.random_size(__import__("random").Random(1)) % 2, 0)
+        self.assertNotEqual(graders.random_size(__import__("random").Random(1)) % 2, 0)
 
     def test_single_architecture(self):
         command = ["nvcc", "--generate-code=arch=compute_75,code=[sm_75]",
                    "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-gencode",
                    "arch=compute_80,code=sm_80", "-c", "x.cu"]
-        self.assertEqual(ex.single_architecture(command),
+        self.assertEqual(building.single_architecture(command),
                          ["nvcc", "--generate-code=arch=compute_75,code=[sm_75]", "-c", "x.cu"])
 
 
