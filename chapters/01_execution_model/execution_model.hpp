@@ -19,6 +19,10 @@
 #include "cudatutorial/report.hpp"
 #include "device_query.hpp"
 
+namespace cudatutorial {
+class TableRun;  // table_run.hpp: host code, kept out of the .cu files that include this
+}  // namespace cudatutorial
+
 namespace execution_model {
 
 // ---------------------------------------------------------------------------------------------
@@ -314,12 +318,13 @@ constexpr std::size_t matrix_sum_device_bytes(int nx, int ny) {
 void require_matrix_sum_memory(int nx, int ny);
 
 /// Runs the matrix sum for every shape in `shapes` on an nx x ny problem (random inputs from
-/// `seed`) and returns one row per shape: timed and verified, or, for a shape the device rejects,
-/// an untimed row with the launch error (marked expected_failure; the sweep goes on). Rows carry
+/// `seed`) and adds one row per shape to `table`, timed with its options: timed and verified, or,
+/// for a shape the device rejects, an untimed row with the launch error (skipped when this
+/// program predicted the rejection, a failure when it did not; the sweep goes on). Rows carry
 /// the extra columns grid, warps/block, theor. occ. and limited by.
-std::vector<cudatutorial::ResultRow> run_matrix_sum_sweep(
-    int nx, int ny, const std::vector<BlockShape>& shapes, const cudatutorial::DeviceInfo& device,
-    const cudatutorial::BenchmarkConfig& config, std::uint64_t seed);
+void run_matrix_sum_sweep(cudatutorial::TableRun& table, int nx, int ny,
+                          const std::vector<BlockShape>& shapes,
+                          const cudatutorial::DeviceInfo& device, std::uint64_t seed);
 
 /// Bytes one matrix sum moves: two reads and one write of nx * ny floats.
 constexpr double matrix_sum_bytes(int nx, int ny) {

@@ -420,10 +420,7 @@ int sweep_section(Run& r) {
             ct::format_bytes(em::matrix_sum_bytes(r.nx, r.ny)) + " (2 reads + 1 write)");
     run.set("timing", r.o.common.timing_description());
     ct::TableRun table(run, r.files_for("sweep"));
-    for (auto& row : em::run_matrix_sum_sweep(r.nx, r.ny, r.shapes, r.info,
-                                              r.o.common.benchmark_config(), r.o.seed)) {
-        table.add(std::move(row));
-    }
+    em::run_matrix_sum_sweep(table, r.nx, r.ny, r.shapes, r.info, r.o.seed);
     const int status = table.finish();
     std::cout << "\n";
     return status;

@@ -6,6 +6,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "execution_model.hpp"
 
 namespace execution_model {
@@ -67,11 +68,9 @@ void require_matrix_sum_memory(int nx, int ny) {
                                                                    " float matrices of the sweep");
 }
 
-std::vector<ct::ResultRow> run_matrix_sum_sweep(int nx, int ny,
-                                                const std::vector<BlockShape>& shapes,
-                                                const ct::DeviceInfo& device,
-                                                const ct::BenchmarkConfig& config,
-                                                std::uint64_t seed) {
+void run_matrix_sum_sweep(ct::TableRun& table, int nx, int ny,
+                          const std::vector<BlockShape>& shapes, const ct::DeviceInfo& device,
+                          std::uint64_t seed) {
     const std::size_t n = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny);
     require_matrix_sum_memory(nx, ny);
     const std::vector<float> a = ct::random_floats(n, seed, -1.0f, 1.0f);
@@ -79,12 +78,14 @@ std::vector<ct::ResultRow> run_matrix_sum_sweep(int nx, int ny,
     ct::DeviceBuffer<float> d_a(a), d_b(b), d_c(n);
     ct::PinnedBuffer<float> result(n);  // pinned: the 2 x 15 result copies are the slow part
 
-    const auto verify = [&] {
+    ct::StageHooks hooks;
+    hooks.poison = [&] { d_c.fill_bytes(0xff); };  // NaN everywhere: a skipped element fails
+    hooks.verify = [&] {
         d_c.copy_to_host(result.data(), n);
         return verify_matrix_sum(a.data(), b.data(), result.data(), nx, ny);
     };
+    hooks.bytes = ct::MemoryTraffic().reads<float>(2 * n).writes<float>(n);
 
-    std::vector<ct::ResultRow> rows;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
         const BlockShape& shape = shapes[s];
         const BlockShape grid = grid_for(nx, ny, shape);
@@ -93,19 +94,21 @@ std::vector<ct::ResultRow> run_matrix_sum_sweep(int nx, int ny,
         if (predicted.empty()) {
             predicted = grid_problem(grid, device);
         }
-        const std::string id = std::to_string(s + 1);
-        const std::string name = "block " + shape_name(shape);
-
-        d_c.fill_bytes(0xff);  // NaN everywhere: an element the kernel skips cannot pass
-        ct::ResultRow row;
+        const ct::StageDescriptor stage{std::to_string(s + 1), "block " + shape_name(shape), ""};
+        hooks.extras = [&](ct::ResultRow& row) {
+            row.with("grid", std::to_string(grid.x) + " x " + std::to_string(grid.y));
+            row.with("warps/block",
+                     std::to_string(warps_per_block(shape, device.warp_size).warps));
+            row.with("theor. occ.",
+                     occupancy.launchable ? ct::format_fixed(occupancy.percent, 0) + "%" : "-");
+            row.with("limited by", occupancy.launchable ? occupancy.limited_by : "not launchable");
+        };
+        hooks.launch = [&](cudaStream_t stream) {
+            sum_matrix_2d(d_a.data(), d_b.data(), d_c.data(), nx, ny, shape, stream);
+        };
         try {
-            // measure() launches once and validates before timing: a rejected launch throws here.
-            const ct::Measurement measurement = ct::measure(
-                [&](cudaStream_t stream) {
-                    sum_matrix_2d(d_a.data(), d_b.data(), d_c.data(), nx, ny, shape, stream);
-                },
-                verify, config);
-            row = ct::make_row(id, name, measurement, matrix_sum_bytes(nx, ny));
+            // The first run is validated before any timing: a rejected launch throws there.
+            table.run(stage, hooks);
         } catch (const ct::CudaError& error) {
             // A rejected launch configuration is not sticky: the context stays usable, so the
             // sweep reports the error in this row and goes on. Any other error is fatal.
@@ -113,25 +116,17 @@ std::vector<ct::ResultRow> run_matrix_sum_sweep(int nx, int ny,
                 error.code() != cudaErrorInvalidValue) {
                 throw;
             }
-            row = ct::ResultRow{};
-            row.id = id;
-            row.name = name;
-            row.timed = false;
-            row.passed = false;
-            row.expected_failure = !predicted.empty();
-            row.detail = std::string("launch rejected: ") + cudaGetErrorName(error.code()) + " (" +
-                         cudaGetErrorString(error.code()) + ")" +
-                         (predicted.empty() ? std::string(", which this program did not predict")
-                                            : ": " + predicted);
+            const std::string rejected = std::string("launch rejected: ") +
+                                         cudaGetErrorName(error.code()) + " (" +
+                                         cudaGetErrorString(error.code()) + ")";
+            if (predicted.empty()) {
+                table.could_not_run(stage, rejected + ", which this program did not predict",
+                                    hooks.extras);
+            } else {
+                table.skip(stage, rejected + ": " + predicted, hooks.extras);
+            }
         }
-        row.with("grid", std::to_string(grid.x) + " x " + std::to_string(grid.y));
-        row.with("warps/block", std::to_string(warps_per_block(shape, device.warp_size).warps));
-        row.with("theor. occ.",
-                 occupancy.launchable ? ct::format_fixed(occupancy.percent, 0) + "%" : "-");
-        row.with("limited by", occupancy.launchable ? occupancy.limited_by : "not launchable");
-        rows.push_back(std::move(row));
     }
-    return rows;
 }
 
 }  // namespace execution_model

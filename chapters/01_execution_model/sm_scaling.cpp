@@ -214,24 +214,26 @@ class MatrixSumOnPartitions {
 
     // The partition's row: timed and verified, then the SMs its blocks ran on.
     ct::ResultRow row(const SmPartition& partition, int sms, const ct::BenchmarkConfig& timing) {
-        // The green stream does not wait for the legacy stream, where the fills run: hence the
-        // device-wide synchronization before the kernel.
-        d_c_.fill_bytes(0xff);  // NaN: an element the kernel skips cannot pass
-        census_.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
         const int nx = config_.nx;
         const int ny = config_.ny;
-        const ct::Measurement sum = ct::measure(
-            [&](cudaStream_t stream) {
-                sum_matrix_2d(d_a_.data(), d_b_.data(), d_c_.data(), nx, ny, config_.block, stream);
-            },
-            [&] {
-                d_c_.copy_to_host(c_.data(), n_);
-                return verify_matrix_sum(a_.data(), b_.data(), c_.data(), nx, ny);
-            },
-            timing);
-        ct::ResultRow row = ct::make_row("sum@" + std::to_string(sms), "sum_matrix_2d", sum,
-                                         matrix_sum_bytes(nx, ny));
+        ct::StageHooks hooks;
+        hooks.poison = [&] {
+            d_c_.fill_bytes(0xff);  // NaN: an element the kernel skips cannot pass
+            census_.fill_bytes(0xff);
+            // The green stream does not wait for the legacy stream, where the fills run: hence
+            // the device-wide synchronization before the kernel.
+            CT_CHECK(cudaDeviceSynchronize());
+        };
+        hooks.launch = [&](cudaStream_t stream) {
+            sum_matrix_2d(d_a_.data(), d_b_.data(), d_c_.data(), nx, ny, config_.block, stream);
+        };
+        hooks.verify = [&] {
+            d_c_.copy_to_host(c_.data(), n_);
+            return verify_matrix_sum(a_.data(), b_.data(), c_.data(), nx, ny);
+        };
+        hooks.bytes = ct::MemoryTraffic().reads<float>(2 * n_).writes<float>(n_);
+        ct::ResultRow row =
+            ct::time_stage({"sum@" + std::to_string(sms), "sum_matrix_2d", ""}, hooks, timing);
         launch_sm_census(census_.data(), grid_, config_.block, partition.stream());
         CT_CHECK(cudaStreamSynchronize(partition.stream()));
         add_census(row, census_.to_host(), sms);
@@ -275,16 +277,19 @@ class FmaOnPartitions {
     }
 
     ct::ResultRow row(int sms, const ct::BenchmarkConfig& timing) {
-        d_fma_.fill_bytes(0xff);
-        d_fma_sm_.fill_bytes(0xff);
-        CT_CHECK(cudaDeviceSynchronize());
-        const ct::Measurement fma = ct::measure(
-            [&](cudaStream_t stream) {
-                launch_fma_chains(d_fma_.data(), d_fma_sm_.data(), blocks_, config_.fma_threads,
-                                  config_.fma_trips, stream);
-            },
-            [&] { return verify(); }, timing);
-        ct::ResultRow row = ct::make_row("fma@" + std::to_string(sms), "fma_chains", fma, 0.0);
+        ct::StageHooks hooks;
+        hooks.poison = [&] {
+            d_fma_.fill_bytes(0xff);
+            d_fma_sm_.fill_bytes(0xff);
+            CT_CHECK(cudaDeviceSynchronize());  // as above: the fills are on the legacy stream
+        };
+        hooks.launch = [&](cudaStream_t stream) {
+            launch_fma_chains(d_fma_.data(), d_fma_sm_.data(), blocks_, config_.fma_threads,
+                              config_.fma_trips, stream);
+        };
+        hooks.verify = [&] { return verify(); };
+        ct::ResultRow row =
+            ct::time_stage({"fma@" + std::to_string(sms), "fma_chains", ""}, hooks, timing);
         add_census(row, d_fma_sm_.to_host(), sms);
         row.in_progression = false;
         return row;

@@ -12,6 +12,7 @@
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "execution_model.hpp"
 #include "gpu_test.hpp"
 #include "register_pressure_kernels.hpp"
@@ -129,12 +130,14 @@ TEST(ExecutionModelErrorPath, LaunchErrorsAreTheDocumentedOnes) {
 TEST(ExecutionModelErrorPath, SweepReportsARejectedShapeAndGoesOn) {
     CT_REQUIRE_GPU();
     const ct::DeviceInfo info = ct::select_device(0);
-    ct::BenchmarkConfig config;
-    config.warmup = 1;
-    config.repetitions = 3;
+    ct::CommonOptions options;
+    options.warmup = 1;
+    options.repetitions = 3;
     const std::vector<em::BlockShape> shapes = {
         {32, 32, 1}, {256, 8, 1}, {4096, 1, 1}, {128, 2, 1}};
-    const auto rows = em::run_matrix_sum_sweep(301, 77, shapes, info, config, 5);
+    ct::TableRun sweep(ct::make_run_info("execution_model", "test", info), options);
+    em::run_matrix_sum_sweep(sweep, 301, 77, shapes, info, 5);
+    const std::vector<ct::ResultRow>& rows = sweep.table().rows();
     ASSERT_EQ(rows.size(), 4u);
     for (std::size_t i : {std::size_t{0}, std::size_t{3}}) {
         SCOPED_TRACE(rows[i].name);
@@ -151,11 +154,7 @@ TEST(ExecutionModelErrorPath, SweepReportsARejectedShapeAndGoesOn) {
     EXPECT_TRUE(rows[2].expected_failure);
     EXPECT_PRED1(names_a_rejected_launch, rows[2].detail);
     EXPECT_NE(rows[2].detail.find("x = 4096"), std::string::npos) << rows[2].detail;
-    ct::ResultTable table(ct::make_run_info("execution_model", "test", info));
-    for (const auto& row : rows) {
-        table.add(row);
-    }
-    EXPECT_TRUE(table.all_passed());  // the rejected rows are expected, not failures
+    EXPECT_TRUE(sweep.table().all_passed());  // the rejected rows are expected, not failures
 }
 
 TEST(ExecutionModelGpu, OccupancyStaysWithinTheDeviceLimits) {

@@ -225,3 +225,15 @@ TEST(MemoryTraffic, CountsBytesByElementType) {
     hooks.bytes = ct::MemoryTraffic().reads<float>(4).writes<float>(4);
     EXPECT_DOUBLE_EQ(hooks.bytes, 32.0);
 }
+
+TEST(TableRun, AStageThatCouldNotRunWhenItShouldHaveFailsTheRun) {
+    ct::TableRun run(test_info(), ct::CommonOptions{});
+    run.add(row("1", 1.0));
+    run.could_not_run({"2", "block_16x16", ""}, "launch rejected, which was not predicted");
+    const ct::ResultRow& refused = run.table().rows()[1];
+    EXPECT_FALSE(refused.timed);
+    EXPECT_FALSE(refused.passed);
+    EXPECT_FALSE(refused.expected_failure);
+    EXPECT_EQ(refused.detail, "launch rejected, which was not predicted");
+    EXPECT_EQ(finish_quietly(run), ct::to_int(ct::ExitCode::kVerificationFailed));
+}

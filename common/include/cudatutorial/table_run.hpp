@@ -62,6 +62,10 @@ class TableRun {
     /// make). `extras` adds the chapter's own columns, as StageHooks::extras does.
     void skip(const StageDescriptor& stage, const std::string& reason,
               const std::function<void(ResultRow&)>& extras = {});
+    /// Adds `stage`'s row as one that did not run when it should have (a launch this program
+    /// predicted would work, refused): not timed, FAIL, so the run fails; `extras` as in skip().
+    void could_not_run(const StageDescriptor& stage, const std::string& reason,
+                       const std::function<void(ResultRow&)>& extras = {});
     /// See ResultTable::add_note.
     void add_note(const std::string& note);
     /// See ResultTable::attach.

@@ -35,21 +35,35 @@ void TableRun::add(ResultRow row) {
     table_.add(std::move(row));
 }
 
-void TableRun::skip(const StageDescriptor& stage, const std::string& reason,
-                    const std::function<void(ResultRow&)>& extras) {
+namespace {
+// The row of a stage that did not run: untimed, outside the x prev chain, `reason` as its detail.
+ResultRow unrun_row(const StageDescriptor& stage, const std::string& reason,
+                    const std::function<void(ResultRow&)>& extras, bool expected) {
     ResultRow row;
     row.id = stage.id;
     row.name = stage.name;
     row.idea = stage.idea;
     row.timed = false;
     row.passed = false;
-    row.expected_failure = true;  // nothing ran, so nothing is wrong: it cannot fail the run
+    row.expected_failure = expected;
     row.in_progression = false;
     row.detail = reason;
     if (extras) {
         extras(row);
     }
-    table_.add(std::move(row));
+    return row;
+}
+}  // namespace
+
+void TableRun::skip(const StageDescriptor& stage, const std::string& reason,
+                    const std::function<void(ResultRow&)>& extras) {
+    // Nothing ran, so nothing is wrong: the row cannot fail the run.
+    add(unrun_row(stage, reason, extras, /*expected=*/true));
+}
+
+void TableRun::could_not_run(const StageDescriptor& stage, const std::string& reason,
+                             const std::function<void(ResultRow&)>& extras) {
+    add(unrun_row(stage, reason, extras, /*expected=*/false));
 }
 
 void TableRun::add_note(const std::string& note) {
