@@ -1,7 +1,7 @@
 """Unit tests of scripts/ncu_csv.py (the one reader of Nsight Compute's output) and of the ncu
-summary scripts built on it: the parser on small samples, the committed summaries remade byte for
-byte from the committed raw files, and chapter 3's stage list read from the program (run by ctest
-as docs.scripts_unit_tests)."""
+summaries built on it (scripts/ncu_summaries.py and each chapter's ncu_summary.py): the parser
+on small samples, the committed summaries remade byte for byte from the committed raw files, and
+chapter 3's stage list read from the program (run by ctest as docs.scripts_unit_tests)."""
 import contextlib
 import importlib.util
 import io
@@ -28,6 +28,8 @@ def load(name, path):
 
 ncu_csv = load("ncu_csv", "scripts/ncu_csv.py")
 reduction_summary = load("reduction_ncu_summary", "chapters/03_reduction/scripts/ncu_summary.py")
+sys.path.insert(0, str(ROOT / "scripts"))
+import ncu_summaries  # noqa: E402  (the module that the chapter's file imported)
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream",'
           '"Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit",'
@@ -127,6 +129,22 @@ class ParserTest(unittest.TestCase):
                          ["k    t", "------", "abc  1"])
 
 
+class ColumnTest(unittest.TestCase):
+    """scripts/ncu_summaries.py's Column: a metric's value as a cell."""
+
+    def test_cells(self):
+        metrics = {"gpu__time_duration.sum": ("us", "1,234.5"), "x.sum": ("", "n/a")}
+        time = ncu_summaries.Column("time us", "gpu__time_duration.sum", ".2f", per=1000)
+        self.assertEqual(time.cell(metrics), "1234.50")  # read as ns, shown in µs
+        self.assertEqual(ncu_summaries.Column("t", "gpu__time_duration.sum").cell(metrics),
+                         "1,234.5")  # no format: as ncu printed it
+        self.assertEqual(ncu_summaries.Column("m", "x.sum", ".1f", per=1e6).cell(metrics), "nan")
+        self.assertIsNone(ncu_summaries.Column("y", "y.sum", ".1f").cell(metrics))
+        self.assertTrue(time.measured(metrics))
+        self.assertFalse(ncu_summaries.Column("m", "x.sum").measured(metrics))
+        self.assertFalse(ncu_summaries.Column("y", "y.sum").measured(metrics))
+
+
 def run_script(path, *args):
     result = subprocess.run([sys.executable, str(ROOT / path), *map(str, args)],
                             capture_output=True, text=True, check=True, cwd=ROOT)
@@ -159,12 +177,13 @@ class CommittedOutputsTest(unittest.TestCase):
         lines = committed.split("\n")
         stalls_header = next(line for line in lines if line.startswith("Warps stalled"))
         stages = ncu_csv.registry_from_json(REDUCTION_LIST)
+        table = reduction_summary.SUMMARY.table
         made = "\n".join(
             [lines[0]]
-            + reduction_summary.table(ncu_csv.rows(H100 / "reduction_ncu_raw.csv"), stages)
+            + table(ncu_csv.rows(H100 / "reduction_ncu_raw.csv"), stages)
             + [""]
-            + reduction_summary.table(ncu_csv.rows(H100 / "reduction_ncu_stalls_raw.csv"), stages,
-                                      stalls_header)) + "\n"
+            + table(ncu_csv.rows(H100 / "reduction_ncu_stalls_raw.csv"), stages,
+                    stalls_header)) + "\n"
         self.assertEqual(made, committed)
 
     def test_ncu_table_reads_every_committed_raw_csv(self):
@@ -218,7 +237,7 @@ class RegistryTest(unittest.TestCase):
         stage_of = reduction_summary.stage_of_kernel(stages)
         for kernel, stage in KERNELS.items():
             with self.subTest(kernel=kernel):
-                self.assertEqual(stage_of({"Kernel Name": kernel}), stage)
+                self.assertEqual(stage_of(kernel), stage)
 
     def test_json_sample(self):
         stages = ncu_csv.registry_from_json(REDUCTION_LIST)
@@ -235,8 +254,9 @@ class RegistryTest(unittest.TestCase):
         text = HEADER + "".join(
             row(i, kernel, "gpu__time_duration.sum", "us", f"{10 + i}")
             for i, kernel in enumerate(reversed(list(KERNELS))))
-        lines = reduction_summary.table(ncu_csv.rows(text),
-                                        ncu_csv.registry_from_json(REDUCTION_LIST), "header")
+        lines = reduction_summary.SUMMARY.table(ncu_csv.rows(text),
+                                                ncu_csv.registry_from_json(REDUCTION_LIST),
+                                                "header")
         self.assertEqual(lines, ["header", "| stage | kernel time µs |", "|--:|--:|",
                                  "| 1 | 16.00 |", "| 5v | 15.00 |", "| 7 | 14.00 |",
                                  "| 10 | 13.00 |", "| 12 | 12.00 |", "| cub | 11.00 |"])
