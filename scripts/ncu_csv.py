@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reading Nsight Compute's output: the one parser behind every ncu summary of this repository
-(scripts/ncu_table.py and the chapters' ncu_summary.py / ncu_sweep_table.py).
+(scripts/ncu_table.py, scripts/ncu_summaries.py behind the chapters' ncu_summary.py, and chapter
+1's ncu_sweep_table.py).
 
 `ncu --csv` prints one row per kernel launch and metric, under a quoted header row
 ("ID","Process ID",...,"Metric Name","Metric Unit","Metric Value"). With `--page raw` a units row
@@ -9,7 +10,7 @@ files that gather several runs repeat the header, and some head each run with a 
 "### <arguments>" (a section). `ncu` without `--csv` prints a text report instead:
 read_text_report() reads its per-kernel metric lines.
 
-A chapter's summary script imports this file with:
+A chapter's script imports this file (and scripts/ncu_summaries.py, the same way) with:
 
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[N] / "scripts"))
     import ncu_csv
