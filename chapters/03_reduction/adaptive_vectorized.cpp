@@ -6,7 +6,6 @@
 #include <climits>
 #include <cstdio>
 #include <stdexcept>
-#include <utility>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/device_buffer.hpp"
@@ -54,18 +53,6 @@ std::string fixed(double value, int digits) {
 
 std::string kib(double bytes) {
     return fixed(bytes / 1024.0, 1) + " KiB";
-}
-
-/// What a tuning pass chose: for stages 10 and 11, and for stage 12 (one-shot candidates too).
-struct TunedChoices {
-    VectorizedChoice persistent;
-    VectorizedChoice any;
-};
-
-/// The choices tune_vectorized() made in this process, per (device, (block, tuning size)).
-cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, TunedChoices>& tuned_choices() {
-    static cudatutorial::tuning::ChoiceCache<std::pair<int, std::size_t>, TunedChoices> cache;
-    return cache;
 }
 
 std::string candidate_label(int variant, int divisor) {
@@ -134,6 +121,8 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
     const int device = cudatutorial::tuning::current_device();
     const DeviceFigures figures = cudatutorial::tuning::device_figures(device);
     TuningResult result;
+    result.device = device;
+    result.block = block;
     result.tuned_n = tuning_size(n);
     result.derived = derive_vectorized_choice(figures, block,
                                               detail::single_pass_atomic_blocks_per_sm(block, 1));
@@ -229,18 +218,44 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
                         candidate_label(c.variant, c.occupancy_divisor) + " (grid " +
                         std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
     }
-    tuned_choices().store(device, {block, result.tuned_n},
-                          {result.choice, result.single_pass_atomic_choice});
     return result;
 }
 
-VectorizedChoice vectorized_choice(std::size_t n, int block, bool one_shot_allowed) {
+VectorizedChoice vectorized_choice(const TuningResult* tuning, std::size_t n, int block,
+                                   bool one_shot_allowed) {
     const int device = cudatutorial::tuning::current_device();
-    if (const auto tuned = tuned_choices().find(device, {block, tuning_size(n)})) {
-        return one_shot_allowed ? tuned->any : tuned->persistent;
+    if (tuning == nullptr) {
+        return derive_vectorized_choice(cudatutorial::tuning::device_figures(device), block,
+                                        detail::single_pass_atomic_blocks_per_sm(block, 1));
     }
-    return derive_vectorized_choice(cudatutorial::tuning::device_figures(device), block,
-                                    detail::single_pass_atomic_blocks_per_sm(block, 1));
+    // A choice measured for other launches says nothing about these: refuse it rather than run
+    // a candidate nobody timed here.
+    if (tuning->device != device || tuning->block != block ||
+        tuning->tuned_n != tuning_size(n)) {
+        throw std::invalid_argument(
+            "the tuning pass was measured on device " + std::to_string(tuning->device) +
+            " with block " + std::to_string(tuning->block) + " at N " +
+            std::to_string(tuning->tuned_n) + ", not on device " + std::to_string(device) +
+            " with block " + std::to_string(block) + " at N " + std::to_string(tuning_size(n)));
+    }
+    return one_shot_allowed ? tuning->single_pass_atomic_choice : tuning->choice;
+}
+
+void describe_choice(const TuningResult& tuning, cudatutorial::RunInfo& header) {
+    const VectorizedChoice& atomic = tuning.single_pass_atomic_choice;
+    const std::string persistent = detail::describe_variant(tuning.choice.variant) +
+                                   ", resident/" +
+                                   std::to_string(tuning.choice.occupancy_divisor) +
+                                   " blocks per SM";
+    if (atomic.variant == tuning.choice.variant) {
+        header.set("stages 10-12 run", persistent);
+    } else {  // a one-shot candidate measured fastest: stage 12 runs it
+        header.set("stages 10-11 run", persistent);
+        header.set("stage 12 runs", detail::describe_variant(atomic.variant) +
+                                        ", one block per tile of the input");
+    }
+    header.set("stages 10-12 why", atomic.why + "; " + tuning.derived.why);
+    header.set("stages 10-12 candidates (ms)", tuning.table);
 }
 
 }  // namespace adaptive

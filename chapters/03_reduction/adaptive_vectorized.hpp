@@ -6,8 +6,9 @@
 //      bytes in flight needed = DRAM bandwidth x latency, against the bytes the resident threads
 //      keep in flight with L loads each - used whenever no measurement was made;
 //  (b) tune_vectorized(): a tuning pass of a few milliseconds on the program's own input (every
-//      candidate x two occupancies, median of a few runs each), cached per (device, block, size);
-//      the executable runs it before its table and prints what it chose and why.
+//      candidate x two occupancies, median of a few runs each); the executable runs it before its
+//      table, prints what it chose and why, and hands the result to each Reducer it makes, as
+//      CUB hands a kernel its tuning policy (a Reducer given none derives its choice).
 // Stage 12 has more candidates than stages 10 and 11: one-shot grids (Layout::kOneShot), one
 // block per tile of the input and no loop, which only a stage that combines its blocks with
 // atomics can afford (stage 10 would sum one partial per tile in its second pass, stage 11 in
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/report.hpp"
 #include "cudatutorial/tuning.hpp"
 
 namespace reduction::detail {
@@ -114,8 +116,11 @@ struct TunedCandidate {
     double median_ms = 0;
 };
 
-/// What tune_vectorized() measured and chose.
+/// What tune_vectorized() measured and chose, for one device, block size and tuning size: what
+/// the executable passes to the Reducers of stages 10-12 (Reducer's constructor).
 struct TuningResult {
+    int device = -1;          ///< the CUDA device it was measured on
+    int block = 0;            ///< threads per block it was measured with
     VectorizedChoice choice;  ///< stages 10 and 11: the fastest persistent (grid-stride) candidate
     /// Stage 12: the fastest candidate of all, one-shot ones included (equal to `choice` unless a
     /// one-shot candidate measured faster; its `why` then names it).
@@ -133,14 +138,21 @@ std::size_t tuning_size(std::size_t n);
 /// (b) Times every candidate (stage 12's kernel: one launch, one atomic per block) on
 /// d_in[0, tuning_size(n)) on the current device, `repetitions` runs each (median): the
 /// persistent candidates at two occupancies, the one-shot ones with their one grid. Checks that
-/// every candidate computes the same sum (throws std::runtime_error if not) and caches both
-/// choices for (device, block, tuning_size(n)). Takes a few milliseconds at 2^25-2^27.
+/// every candidate computes the same sum (throws std::runtime_error if not). Takes a few
+/// milliseconds at 2^25-2^27. Keeps nothing: the caller passes the result on.
 TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repetitions = 7);
 
-/// The choice for (current device, block, n): the cached tuning result when tune_vectorized()
-/// ran for this device, block and tuning_size(n); else derive_vectorized_choice() with the
-/// device's figures (never one-shot). `one_shot_allowed` (stage 12): the fastest of all
-/// candidates, else the fastest persistent one.
-VectorizedChoice vectorized_choice(std::size_t n, int block, bool one_shot_allowed = false);
+/// The candidate a stage runs over n ints in blocks of `block` on the current device: the one
+/// `tuning` measured fastest (`one_shot_allowed`, stage 12: the fastest of all candidates; else
+/// the fastest persistent one), or without a tuning pass (nullptr) derive_vectorized_choice()
+/// with the device's figures (never one-shot). Throws std::invalid_argument when `tuning` was
+/// measured on another device, with another block size, or at another tuning_size(n).
+VectorizedChoice vectorized_choice(const TuningResult* tuning, std::size_t n, int block,
+                                   bool one_shot_allowed = false);
+
+/// Writes what the tuning pass chose into the run's header, in this order: what stages 10-12
+/// run (one line, or one for stages 10-11 and one for stage 12 when a one-shot candidate won),
+/// why, and every candidate's time.
+void describe_choice(const TuningResult& tuning, cudatutorial::RunInfo& header);
 
 }  // namespace reduction::adaptive

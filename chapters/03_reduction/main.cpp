@@ -1,9 +1,9 @@
 // Chapter 3, parallel reduction: the nine textbook stages, the beyond-the-book stages and CUB,
 // each producing the whole sum on the GPU, checked against the CPU reference and timed.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,6 +63,71 @@ std::vector<const reduction::StageInfo*> select_stages(const Options& o,
     return runnable;
 }
 
+/// The input on the device, where each stage writes its sum, and what the sum must be.
+struct Input {
+    ct::DeviceBuffer<int> d_in;
+    ct::DeviceBuffer<int> d_sum{1};
+    int expected = 0;
+};
+
+ct::Verification check_sum(int got, int expected) {
+    if (got == expected) {
+        return ct::Verification::pass();
+    }
+    return ct::Verification::fail("sum " + std::to_string(got) + ", expected " +
+                                  std::to_string(expected));
+}
+
+/// The row's own measurement: the whole sum, every launch inside the timed region.
+ct::StageHooks whole_sum_hooks(const reduction::Reducer& reducer, Input& input) {
+    ct::StageHooks hooks;
+    hooks.poison = [&] { input.d_sum.fill_bytes(0xff); };
+    hooks.launch = [&](cudaStream_t s) { reducer.run(input.d_in.data(), input.d_sum.data(), s); };
+    hooks.verify = [&] {
+        int got = 0;
+        input.d_sum.copy_to_host(&got, 1);
+        return check_sum(got, input.expected);
+    };
+    hooks.bytes = ct::MemoryTraffic().reads<int>(reducer.n());
+    return hooks;
+}
+
+/// The first launch alone, which is what the seed article timed (it added the partial sums on
+/// the CPU): checked too, since the partial sums it leaves must add up to the sum.
+ct::StageHooks first_pass_hooks(const reduction::Reducer& reducer, Input& input) {
+    ct::StageHooks hooks;
+    hooks.poison = [&] { reducer.poison_first_pass_output(input.d_sum.data()); };
+    hooks.launch = [&](cudaStream_t s) {
+        reducer.run_first_pass(input.d_in.data(), input.d_sum.data(), s);
+    };
+    hooks.verify = [&] {
+        return check_sum(reduction::reference_sum(reducer.first_pass_output(input.d_sum.data())),
+                         input.expected);
+    };
+    hooks.bytes = ct::MemoryTraffic().reads<int>(reducer.n());
+    return hooks;
+}
+
+/// One stage's row: the whole sum timed, then its first pass timed on its own for the "first
+/// pass ms" column, then what the stage launches. A first pass that fails fails the row.
+void add_stage_row(ct::TableRun& table, const reduction::StageInfo& stage, Input& input,
+                   std::size_t n, int block, const reduction::adaptive::TuningResult* tuning) {
+    const reduction::Reducer reducer(stage.id, n, block, tuning);
+    ct::ResultRow row = table.time_stage(stage, whole_sum_hooks(reducer, input));
+
+    ct::StageDescriptor first_pass = stage;
+    first_pass.name += " (first pass)";  // names its NVTX range in a timeline
+    const ct::ResultRow first = table.time_stage(first_pass, first_pass_hooks(reducer, input));
+    row.with("first pass ms", ct::format_ms(first.stats.median_ms));
+    row.with("launches", reducer.describe_launches());
+    row.with("grid", reducer.describe_grid());
+    if (!first.passed && !first.expected_failure) {
+        row.passed = false;
+        row.detail += (row.detail.empty() ? "" : "; ") + std::string("first pass: ") + first.detail;
+    }
+    table.add(std::move(row));
+}
+
 int run(const Options& o) {
     if (o.stages == "list") {  // registry information: no GPU needed
         return ct::list_stages(o.common, "reduction", {{"", ct::descriptors(reduction::stages())}});
@@ -90,9 +155,8 @@ int run(const Options& o) {
 
     // 3. Input and the CPU reference.
     const std::vector<int> host = reduction::make_input(pattern, n, o.seed);
-    const int expected = reduction::reference_sum(host);
-    ct::DeviceBuffer<int> d_in(host);
-    ct::DeviceBuffer<int> d_sum(1);
+    Input input{ct::DeviceBuffer<int>(host)};
+    input.expected = reduction::reference_sum(host);
 
     ct::RunInfo info = ct::make_run_info(
         "reduction", "sum of N ints, whole sum on the GPU (all passes timed)", device);
@@ -101,74 +165,26 @@ int run(const Options& o) {
     info.set("block", std::to_string(o.block));
     info.set("data",
              std::string(reduction::pattern_name(pattern)) + ", seed " + std::to_string(o.seed));
-    info.set("expected sum (mod 2^32)", std::to_string(expected));
+    info.set("expected sum (mod 2^32)", std::to_string(input.expected));
     info.set("reps", std::to_string(o.common.repetitions));
-    ct::TableRun table(info, o.common);
-    table.set_baseline(reduction::kCubStageId, "CUB");
 
-    // Stages 10-12 choose their candidate for this GPU: a short tuning pass on this input, once,
-    // before the first of them is timed (adaptive_vectorized.hpp); the header says what it chose
-    // and why. Its lines follow "reps": nothing else enters the header before finish().
+    // 4. Stages 10-12 run the candidate that a short tuning pass on this input measures fastest
+    //    on this GPU (adaptive_vectorized.hpp): measured once, before any stage is timed, when
+    //    one of them is selected; what it chose and why go into the header after "reps", and the
+    //    result goes to each Reducer.
     std::optional<reduction::adaptive::TuningResult> tuning;
-    const auto tune = [&](ct::RunInfo& header) {
-        if (!tuning) {
-            tuning = reduction::adaptive::tune_vectorized(d_in.data(), n, o.block);
-        }
-        const reduction::adaptive::VectorizedChoice& atomic = tuning->single_pass_atomic_choice;
-        const std::string persistent =
-            reduction::detail::describe_variant(tuning->choice.variant) + ", resident/" +
-            std::to_string(tuning->choice.occupancy_divisor) + " blocks per SM";
-        if (atomic.variant == tuning->choice.variant) {
-            header.set("stages 10-12 run", persistent);
-        } else {  // a one-shot candidate measured fastest: stage 12 runs it
-            header.set("stages 10-11 run", persistent);
-            header.set("stage 12 runs", reduction::detail::describe_variant(atomic.variant) +
-                                            ", one block per tile of the input");
-        }
-        header.set("stages 10-12 why", atomic.why + "; " + tuning->derived.why);
-        header.set("stages 10-12 candidates (ms)", tuning->table);
-    };
-
-    const ct::BenchmarkConfig config = table.options().benchmark_config();
-    for (const reduction::StageInfo* stage : selected) {
-        // Made in `prepare`, after the tuning pass: stages 10-12 read its choice when made.
-        std::optional<reduction::Reducer> reducer;
-        ct::StageHooks hooks;
-        hooks.prepare = [&](ct::RunInfo& header) {
-            if (stage->uses_tuner) {
-                tune(header);
-            }
-            reducer.emplace(stage->id, n, o.block);
-        };
-        hooks.poison = [&] { d_sum.fill_bytes(0xff); };
-        hooks.launch = [&](cudaStream_t s) { reducer->run(d_in.data(), d_sum.data(), s); };
-        hooks.verify = [&] {
-            int got = 0;
-            d_sum.copy_to_host(&got, 1);
-            if (got == expected) {
-                return ct::Verification::pass();
-            }
-            return ct::Verification::fail("sum " + std::to_string(got) + ", expected " +
-                                          std::to_string(expected));
-        };
-        hooks.bytes = static_cast<double>(bytes);
-        hooks.extras = [&](ct::ResultRow& row) {
-            const ct::Stats first = ct::time_repeated(
-                [&](cudaStream_t s) { reducer->run_first_pass(d_in.data(), d_sum.data(), s); },
-                config);
-            row.with("first pass ms", ct::format_ms(first.median_ms));
-            // A memset before the kernel (stage 12) is one more operation on the stream, which
-            // the column would otherwise hide.
-            const bool cub = stage->role == ct::StageRole::kBaseline;
-            const auto& passes = reducer->passes();
-            row.with("launches", cub ? "cub"
-                                     : std::to_string(passes.size()) +
-                                           (stage->clears_output_with_memset ? " + memset" : ""));
-            row.with("grid", cub ? "cub" : std::to_string(passes[0].grid));
-        };
-        table.run(*stage, hooks);
+    if (std::any_of(selected.begin(), selected.end(),
+                    [](const reduction::StageInfo* stage) { return stage->uses_tuner; })) {
+        tuning = reduction::adaptive::tune_vectorized(input.d_in.data(), n, o.block);
+        reduction::adaptive::describe_choice(*tuning, info);
     }
 
+    // 5. The table: one row per stage.
+    ct::TableRun table(info, o.common);
+    table.set_baseline(reduction::kCubStageId, "CUB");
+    for (const reduction::StageInfo* stage : selected) {
+        add_stage_row(table, *stage, input, n, o.block, tuning ? &*tuning : nullptr);
+    }
     for (const std::string& note : notes) {
         table.add_note(note);
     }

@@ -38,7 +38,8 @@ struct StageImpl {
     Combine combine = Combine::kRepeatPasses;
     Shared shared = Shared::kTree;
     /// Stages 10-12: resident blocks per SM of candidate `variant` (adaptive_vectorized.hpp);
-    /// the Reducer asks adaptive::vectorized_choice() which candidate to run.
+    /// the Reducer asks adaptive::vectorized_choice() which candidate to run, with the tuning
+    /// result it was given.
     int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
 };
 
@@ -132,9 +133,8 @@ const std::vector<StageImpl>& stage_impls() {
                       Shared::kNone};
         cub.info.role = cudatutorial::StageRole::kBaseline;
         v.push_back(cub);
-        for (StageImpl& impl : v) {  // the properties main() reads, from how the stage runs
+        for (StageImpl& impl : v) {  // what main() reads, from how the stage runs
             impl.info.uses_tuner = impl.variant_blocks_per_sm != nullptr;
-            impl.info.clears_output_with_memset = impl.combine == Combine::kAtomic;
         }
         return v;
     }();
@@ -295,6 +295,24 @@ std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int bl
     return passes;
 }
 
+std::string describe_launches(const std::string& stage_id, const std::vector<Pass>& passes) {
+    switch (impl_for(stage_id).combine) {
+        case Combine::kCub:
+            return "cub";
+        case Combine::kAtomic:
+            return std::to_string(passes.size()) + " + memset";
+        default:
+            return std::to_string(passes.size());
+    }
+}
+
+std::string describe_grid(const std::string& stage_id, const std::vector<Pass>& passes) {
+    if (impl_for(stage_id).combine == Combine::kCub || passes.empty()) {
+        return "cub";
+    }
+    return std::to_string(passes[0].grid);
+}
+
 }  // namespace config
 
 // ---------------------------------------------------------------------------------------------
@@ -381,7 +399,8 @@ struct Reducer::Impl {
     }
 };
 
-Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
+Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size,
+                 const adaptive::TuningResult* tuning)
     : impl_(std::make_unique<Impl>()) {
     validate_configuration(stage_id, n, block_size);
     Impl& r = *impl_;
@@ -394,8 +413,8 @@ Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size)
     CT_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
     int blocks_per_sm = r.stage->blocks_per_sm ? r.stage->blocks_per_sm(block_size) : 0;
     if (r.stage->variant_blocks_per_sm) {
-        const adaptive::VectorizedChoice choice =
-            adaptive::vectorized_choice(n, block_size, r.stage->combine == Combine::kAtomic);
+        const adaptive::VectorizedChoice choice = adaptive::vectorized_choice(
+            tuning, n, block_size, r.stage->combine == Combine::kAtomic);
         r.variant = choice.variant;
         const int resident = r.stage->variant_blocks_per_sm(block_size, choice.variant);
         blocks_per_sm = resident >= 1 ? std::max(1, resident / choice.occupancy_divisor) : 0;
@@ -457,6 +476,33 @@ void Reducer::run_first_pass(const int* d_in, int* d_sum, cudaStream_t stream) c
         return;
     }
     r.launch_pass(0, d_in, d_sum, r.passes.size() == 1, stream);
+}
+
+std::vector<int> Reducer::first_pass_output(const int* d_sum) const {
+    const Impl& r = *impl_;
+    const bool whole_sum = r.stage->combine == Combine::kCub || r.passes.size() == 1;
+    std::vector<int> output(whole_sum ? 1 : r.passes[0].grid);
+    cudatutorial::detail::copy_device_to_host(output.data(),
+                                              whole_sum ? d_sum : r.partials[0].data(),
+                                              output.size() * sizeof(int));
+    return output;
+}
+
+void Reducer::poison_first_pass_output(int* d_sum) const {
+    const Impl& r = *impl_;
+    if (r.stage->combine == Combine::kCub || r.passes.size() == 1) {
+        cudatutorial::detail::fill_device_bytes(d_sum, 0xff, sizeof(int));
+    } else {
+        r.partials[0].fill_bytes(0xff);
+    }
+}
+
+std::string Reducer::describe_launches() const {
+    return config::describe_launches(impl_->stage->info.id, impl_->passes);
+}
+
+std::string Reducer::describe_grid() const {
+    return config::describe_grid(impl_->stage->info.id, impl_->passes);
 }
 
 const StageInfo& Reducer::stage() const {

@@ -31,6 +31,10 @@
 
 namespace reduction {
 
+namespace adaptive {
+struct TuningResult;  // adaptive_vectorized.hpp: what stages 10-12's tuning pass chose
+}  // namespace adaptive
+
 /// The CPU reference: the sum of `data[0..n)` modulo 2^32 (see the file comment). n = 0 gives 0.
 int reference_sum(const int* data, std::size_t n);
 
@@ -67,11 +71,9 @@ struct StageInfo : cudatutorial::StageDescriptor {
     int max_block = 1024;    ///< largest supported block size (a power of two)
     bool by_default = true;  ///< part of `--stage all`
     /// Runs one of the compiled candidates of adaptive_vectorized.hpp, chosen for the GPU: the
-    /// executable runs the tuning pass before its table when a selected stage says so.
+    /// executable runs the tuning pass before its table when a selected stage says so, and
+    /// passes its result to the stage's Reducer.
     bool uses_tuner = false;
-    /// Clears its output with a cudaMemsetAsync before its kernel (the blocks then atomicAdd
-    /// into it): one more operation on the stream, which the table's launches column names.
-    bool clears_output_with_memset = false;
 };
 
 /// Every stage, in table order (stages 1-9, the historical 5v after 5, beyond-the-book stages,
@@ -135,6 +137,15 @@ std::size_t one_shot_blocks(std::size_t n, int block, int loads);
 std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int block, int sm_count,
                               int blocks_per_sm);
 
+/// What the table's "launches" column says of stage `stage_id` running `passes` (its plan):
+/// the kernel launches ("4"), "1 + memset" for stage 12 (the cudaMemsetAsync that clears the
+/// output before its blocks atomicAdd into it is one more operation on the stream, which a bare
+/// count would hide), "cub" for CUB (its launches are its own).
+std::string describe_launches(const std::string& stage_id, const std::vector<Pass>& passes);
+
+/// What the table's "grid" column says: the first launch's blocks, or "cub".
+std::string describe_grid(const std::string& stage_id, const std::vector<Pass>& passes);
+
 /// For 16-byte loads from `address`: how many leading ints to handle one by one until the
 /// address is 16-byte aligned (0..3, capped by n), how many int4 vectors follow, and how many
 /// ints remain after the last whole vector (0..3).
@@ -154,8 +165,12 @@ VectorSplit split_for_vectors(std::uintptr_t address, std::size_t n);
 /// Not copyable; one Reducer per (stage, n, block size). Uses the current device.
 class Reducer {
   public:
-    /// `stage_id` from stages(); `block_size` is ignored by CUB.
-    Reducer(const std::string& stage_id, std::size_t n, int block_size = 256);
+    /// `stage_id` from stages(); `block_size` is ignored by CUB. `tuning`: for stages 10-12 (the
+    /// stages with uses_tuner), the result of adaptive::tune_vectorized() for this device, n and
+    /// block size, whose choice they run; nullptr: they run the choice derived from the device's
+    /// figures. The other stages ignore it; nothing keeps the pointer.
+    Reducer(const std::string& stage_id, std::size_t n, int block_size = 256,
+            const adaptive::TuningResult* tuning = nullptr);
     ~Reducer();
     Reducer(const Reducer&) = delete;
     Reducer& operator=(const Reducer&) = delete;
@@ -170,6 +185,19 @@ class Reducer {
     /// figure comparable to the seed article, which finished on the CPU. For single-pass stages
     /// and CUB this is the same as run() and writes *d_sum too.
     void run_first_pass(const int* d_in, int* d_sum, cudaStream_t stream) const;
+
+    /// What run_first_pass() wrote, copied to the host (synchronizes): *d_sum when the first
+    /// pass is the whole sum (one launch, CUB), else the first launch's partial sums, one per
+    /// block. Their sum (reference_sum) is the whole sum when the first pass is right.
+    std::vector<int> first_pass_output(const int* d_sum) const;
+    /// Overwrites what run_first_pass() writes (*d_sum or the partial sums) with 0xff bytes, so
+    /// that a first pass that writes nothing cannot pass on what an earlier run() left there.
+    void poison_first_pass_output(int* d_sum) const;
+
+    /// The table's "launches" column for this plan (config::describe_launches).
+    std::string describe_launches() const;
+    /// The table's "grid" column for this plan (config::describe_grid).
+    std::string describe_grid() const;
 
     const StageInfo& stage() const;
     std::size_t n() const;

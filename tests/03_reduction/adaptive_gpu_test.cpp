@@ -3,13 +3,15 @@
 // block size, grids smaller than planned (one block walks many tiles; a segment ends in a
 // partial tile), inputs that are not 16-byte aligned, adversarial values; stage 12's one-shot
 // candidates forced at awkward sizes (and past 2^31 elements with CT_LARGE_TESTS=1) - then the
-// tuning pass and that a Reducer built after it runs the tuned candidate. Skipped without a GPU.
+// tuning pass and that a Reducer given its result runs the tuned candidate. Skipped without a
+// GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -284,10 +286,11 @@ TEST(ReductionAdaptiveGpu, TheTuningPassChoosesAndTheReducerRunsItsChoice) {
     const ct::DeviceBuffer<int> d_in(host);
     ct::DeviceBuffer<int> d_sum(1);
 
-    // Before a tuning pass for block 512, the Reducer's choice is the derived one.
-    EXPECT_FALSE(reduction::adaptive::vectorized_choice(n, 512).tuned);
+    // Without a tuning pass, the Reducer's choice is the derived one.
+    EXPECT_FALSE(reduction::adaptive::vectorized_choice(nullptr, n, 512).tuned);
 
     const auto result = reduction::adaptive::tune_vectorized(d_in.data(), n, 512, 3);
+    EXPECT_EQ(result.block, 512);
     ASSERT_GE(result.candidates.size(), static_cast<std::size_t>(rd::kVectorizedVariantCount));
     EXPECT_TRUE(
         std::is_sorted(result.candidates.begin(), result.candidates.end(),
@@ -315,16 +318,22 @@ TEST(ReductionAdaptiveGpu, TheTuningPassChoosesAndTheReducerRunsItsChoice) {
     EXPECT_EQ(result.tuned_n, n);
     EXPECT_NE(result.choice.why.find("tuned"), std::string::npos);
 
-    const auto cached = reduction::adaptive::vectorized_choice(n, 512);
-    EXPECT_TRUE(cached.tuned);
-    EXPECT_EQ(cached.variant, result.choice.variant);
-    EXPECT_EQ(cached.occupancy_divisor, result.choice.occupancy_divisor);
-    EXPECT_EQ(reduction::adaptive::vectorized_choice(n, 512, true).variant, atomic.variant);
-    // Another block size was not tuned: derived.
-    EXPECT_FALSE(reduction::adaptive::vectorized_choice(n, 128).tuned);
+    // The choice is what the caller passes on: nothing is kept between calls.
+    const auto passed = reduction::adaptive::vectorized_choice(&result, n, 512);
+    EXPECT_TRUE(passed.tuned);
+    EXPECT_EQ(passed.variant, result.choice.variant);
+    EXPECT_EQ(passed.occupancy_divisor, result.choice.occupancy_divisor);
+    EXPECT_EQ(reduction::adaptive::vectorized_choice(&result, n, 512, true).variant,
+              atomic.variant);
+    EXPECT_FALSE(reduction::adaptive::vectorized_choice(nullptr, n, 512).tuned);
+    // A result measured for another block size or another size is refused, not run.
+    EXPECT_THROW(reduction::adaptive::vectorized_choice(&result, n, 128), std::invalid_argument);
+    EXPECT_THROW(reduction::adaptive::vectorized_choice(&result, n / 2, 512),
+                 std::invalid_argument);
+    EXPECT_THROW(reduction::Reducer("10", n, 128, &result), std::invalid_argument);
 
     for (const char* stage : {"10", "11", "12"}) {
-        const reduction::Reducer reducer(stage, n, 512);
+        const reduction::Reducer reducer(stage, n, 512, &result);
         const bool one_shot = std::string(stage) == "12" && rd::is_one_shot(atomic.variant);
         EXPECT_EQ(reducer.passes()[0].grid,
                   one_shot ? reduction::config::one_shot_blocks(

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "reduction.hpp"
@@ -166,11 +167,25 @@ TEST(ReductionLaunchConfig, StageList) {
     EXPECT_FALSE(reduction::find_stage("5v")->by_default);
     EXPECT_EQ(reduction::find_stage("cub")->role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(reduction::find_stage("5v")->role, cudatutorial::StageRole::kExpectedFailure);
-    // What main() asks a stage instead of comparing ids: stages 10-12 use the tuning pass, stage
-    // 12 alone clears its output with a memset.
+    // What main() asks a stage instead of comparing ids: stages 10-12 use the tuning pass.
     for (const auto& s : reduction::stages()) {
         const bool adaptive = s.id == "10" || s.id == "11" || s.id == "12";
         EXPECT_EQ(s.uses_tuner, adaptive) << s.id;
-        EXPECT_EQ(s.clears_output_with_memset, s.id == "12") << s.id;
     }
+}
+
+TEST(ReductionLaunchConfig, EachStageDescribesItsLaunches) {
+    // The table's launches and grid columns, from each stage's plan (2^25 ints, block 256, 132
+    // SMs, 8 resident blocks): stage 12 alone names the memset before its kernel.
+    const auto columns = [](const std::string& id) {
+        const auto passes = cfg::plan_passes(id, std::size_t{1} << 25, 256, 132, 8);
+        return cfg::describe_launches(id, passes) + " / " + cfg::describe_grid(id, passes);
+    };
+    EXPECT_EQ(columns("1"), "4 / 131072");
+    EXPECT_EQ(columns("4"), "3 / 65536");
+    EXPECT_EQ(columns("9"), "2 / 1056");
+    EXPECT_EQ(columns("11"), "1 / 1056");
+    EXPECT_EQ(columns("12"), "1 + memset / 1056");
+    EXPECT_EQ(columns("cub"), "cub / cub");
+    EXPECT_THROW(cfg::describe_launches("13", {}), std::invalid_argument);
 }
