@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "adaptive_vectorized.hpp"
 #include "cudatutorial/check.hpp"
@@ -30,6 +31,7 @@ enum class Combine {
 /// What shared memory a stage uses per block.
 enum class Shared { kTree, kWarpSums, kNone };
 
+/// How the Reducer runs a stage, beside what the table shows of it (StageInfo).
 struct StageImpl {
     StageInfo info;
     void (*launch)(const KernelArgs&) = nullptr;
@@ -43,101 +45,166 @@ struct StageImpl {
     int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
 };
 
-StageInfo info(std::string id, std::string name, std::string idea, int min_block) {
-    StageInfo s;
-    s.id = std::move(id);
-    s.name = std::move(name);
-    s.idea = std::move(idea);
-    s.min_block = min_block;
-    s.max_block = detail::kMaxBlock;
-    return s;
+/// One row of the stage list, written field by field with each field named (C++17 has no
+/// designated initializers): `stage("3", "sequential_addressing").idea(...).launcher(...)`.
+/// A field left out keeps the textbook stages' default: blocks of 32 to 1024 threads, one
+/// element per thread, the kernel repeated on its partial sums, a shared-memory tree.
+class StageRow {
+  public:
+    StageRow(std::string id, std::string name) {
+        impl_.info.id = std::move(id);
+        impl_.info.name = std::move(name);
+        impl_.info.min_block = detail::kMinBlock;
+        impl_.info.max_block = detail::kMaxBlock;
+    }
+    /// What changed from the previous stage, in one line (the table and --stage list show it).
+    StageRow& idea(std::string text) {
+        impl_.info.idea = std::move(text);
+        return *this;
+    }
+    /// The host function in the stage's file that launches its kernel (reduction_launchers.hpp).
+    StageRow& launcher(void (*launch)(const KernelArgs&)) {
+        impl_.launch = launch;
+        return *this;
+    }
+    /// The smallest block size its kernel has (a power of two; the largest is kMaxBlock).
+    StageRow& min_block(int block) {
+        impl_.info.min_block = block;
+        return *this;
+    }
+    /// Elements each thread adds per block-sized step of the grid, which sizes the grid.
+    StageRow& elements_per_thread(int count) {
+        impl_.elements_per_thread = count;
+        return *this;
+    }
+    /// How the blocks' partial sums become one number.
+    StageRow& combine(Combine how) {
+        impl_.combine = how;
+        return *this;
+    }
+    /// What shared memory each block uses.
+    StageRow& shared(Shared what) {
+        impl_.shared = what;
+        return *this;
+    }
+    /// A grid-stride stage: its grid is the SMs x the blocks of this kernel that stay resident
+    /// per SM (the occupancy calculator, asked by `blocks_per_sm`).
+    StageRow& grid_from_occupancy(int (*blocks_per_sm)(int block)) {
+        impl_.blocks_per_sm = blocks_per_sm;
+        return *this;
+    }
+    /// Stages 10-12: runs the compiled candidate chosen for the GPU (the tuning pass, else the
+    /// derivation), its grid sized by that candidate's occupancy, `blocks_per_sm`.
+    StageRow& tuned_candidates(int (*blocks_per_sm)(int block, int variant)) {
+        impl_.variant_blocks_per_sm = blocks_per_sm;
+        impl_.info.uses_tuner = true;
+        return *this;
+    }
+    /// Its role in the table (a progression step unless said otherwise).
+    StageRow& role(cudatutorial::StageRole role) {
+        impl_.info.role = role;
+        return *this;
+    }
+    /// Left out of `--stage all` (run only when named).
+    StageRow& only_when_named() {
+        impl_.info.by_default = false;
+        return *this;
+    }
+    operator StageImpl() const { return impl_; }  // NOLINT(google-explicit-constructor)
+
+  private:
+    StageImpl impl_;
+};
+
+StageRow stage(std::string id, std::string name) {
+    return StageRow(std::move(id), std::move(name));
 }
 
 const std::vector<StageImpl>& stage_impls() {
-    static const std::vector<StageImpl> impls = [] {
-        using namespace detail;
-        std::vector<StageImpl> v;
-        v.push_back({info("1", "interleaved_divergent",
-                          "tid % (2s) == 0 adds: divergent warps, modulo", kMinBlock),
-                     launch_interleaved_divergent, nullptr, 1, Combine::kRepeatPasses,
-                     Shared::kTree});
-        v.push_back({info("2", "interleaved_strided_index",
-                          "index = 2*s*tid: no divergence, bank conflicts", kMinBlock),
-                     launch_interleaved_strided_index, nullptr, 1, Combine::kRepeatPasses,
-                     Shared::kTree});
-        v.push_back({info("3", "sequential_addressing",
-                          "tid < s adds tid + s: conflict-free shared memory", kMinBlock),
-                     launch_sequential_addressing, nullptr, 1, Combine::kRepeatPasses,
-                     Shared::kTree});
-        v.push_back({info("4", "first_add_during_load",
-                          "two loads added per thread: half the blocks", kMinBlock),
-                     launch_first_add_during_load, nullptr, 2, Combine::kRepeatPasses,
-                     Shared::kTree});
-        v.push_back({info("5", "unrolled_last_warp",
-                          "last warp without __syncthreads, ordered by __syncwarp()",
-                          kCompleteUnrollMinBlock),
-                     launch_unrolled_last_warp, nullptr, 2, Combine::kRepeatPasses, Shared::kTree});
-        StageImpl historical{
-            info("5v", "volatile_last_warp_HISTORICAL",
-                 "the textbook's volatile warp-synchronous last warp: a data race since Volta",
-                 kCompleteUnrollMinBlock),
-            launch_volatile_last_warp,
-            nullptr,
-            2,
-            Combine::kRepeatPasses,
-            Shared::kTree};
-        historical.info.role = cudatutorial::StageRole::kExpectedFailure;
-        historical.info.by_default = false;
-        v.push_back(historical);
-        v.push_back({info("6", "complete_unroll",
-                          "block size as a template parameter: the tree fully unrolled",
-                          kCompleteUnrollMinBlock),
-                     launch_complete_unroll, nullptr, 2, Combine::kRepeatPasses, Shared::kTree});
-        v.push_back(
-            {info("7", "grid_stride_occupancy",
-                  "grid-stride loop, grid = SMs x resident blocks per SM", kCompleteUnrollMinBlock),
-             launch_grid_stride, grid_stride_blocks_per_sm, 2, Combine::kOneBlockPass,
-             Shared::kTree});
-        v.push_back(
-            {info("8", "cooperative_groups_tile",
-                  "last warp as a thread_block_tile<32>, tile.sync()", kCompleteUnrollMinBlock),
-             launch_cooperative_groups_tile, cooperative_groups_tile_blocks_per_sm, 2,
-             Combine::kOneBlockPass, Shared::kTree});
-        v.push_back({info("9", "warp_shuffle", "last warp in registers: tile.shfl_down", kMinBlock),
-                     launch_warp_shuffle, warp_shuffle_blocks_per_sm, 2, Combine::kOneBlockPass,
-                     Shared::kTree});
-        // Stages 10-12 plan their grid as if each thread took 16 ints (four int4 loads) per step;
-        // the candidate actually run may take 8 to 32, which only moves where the grid stops
-        // growing for small n (every candidate is correct with any grid).
-        constexpr int kVectorElements = 16;
-        v.push_back({info("10", "vectorized_loads",
-                          "int4 loads, 2-8 in flight per thread (chosen for this GPU), warp "
-                          "reductions",
-                          kMinBlock),
-                     launch_vectorized_loads, nullptr, kVectorElements, Combine::kOneBlockPass,
-                     Shared::kWarpSums, vectorized_loads_blocks_per_sm});
-        v.push_back({info("11", "single_pass_last_block",
-                          "stage 10 in one launch: the last block sums the partials", kMinBlock),
-                     launch_single_pass_last_block, nullptr, kVectorElements, Combine::kLastBlock,
-                     Shared::kWarpSums, single_pass_last_block_blocks_per_sm});
-        v.push_back({info("12", "single_pass_atomic",
-                          "stage 10 in one kernel: memset + one atomicAdd per block", kMinBlock),
-                     launch_single_pass_atomic, nullptr, kVectorElements, Combine::kAtomic,
-                     Shared::kWarpSums, single_pass_atomic_blocks_per_sm});
-        StageImpl cub{info(kCubStageId, "cub_device_reduce_sum",
-                           "cub::DeviceReduce::Sum (the baseline)", kMinBlock),
-                      nullptr,
-                      nullptr,
-                      1,
-                      Combine::kCub,
-                      Shared::kNone};
-        cub.info.role = cudatutorial::StageRole::kBaseline;
-        v.push_back(cub);
-        for (StageImpl& impl : v) {  // what main() reads, from how the stage runs
-            impl.info.uses_tuner = impl.variant_blocks_per_sm != nullptr;
-        }
-        return v;
-    }();
+    using cudatutorial::StageRole;
+    using namespace detail;
+    // Stages 10-12 plan their grid as if each thread took 16 ints (four int4 loads) per step; the
+    // candidate actually run may take 8 to 32, which only moves where the grid stops growing for
+    // small n (every candidate is correct with any grid).
+    constexpr int kVectorElements = 16;
+    static const std::vector<StageImpl> impls = {
+        stage("1", "interleaved_divergent")
+            .idea("tid % (2s) == 0 adds: divergent warps, modulo")
+            .launcher(launch_interleaved_divergent),
+        stage("2", "interleaved_strided_index")
+            .idea("index = 2*s*tid: no divergence, bank conflicts")
+            .launcher(launch_interleaved_strided_index),
+        stage("3", "sequential_addressing")
+            .idea("tid < s adds tid + s: conflict-free shared memory")
+            .launcher(launch_sequential_addressing),
+        stage("4", "first_add_during_load")
+            .idea("two loads added per thread: half the blocks")
+            .launcher(launch_first_add_during_load)
+            .elements_per_thread(2),
+        stage("5", "unrolled_last_warp")
+            .idea("last warp without __syncthreads, ordered by __syncwarp()")
+            .launcher(launch_unrolled_last_warp)
+            .min_block(kCompleteUnrollMinBlock)
+            .elements_per_thread(2),
+        stage("5v", "volatile_last_warp_HISTORICAL")
+            .idea("the textbook's volatile warp-synchronous last warp: a data race since Volta")
+            .launcher(launch_volatile_last_warp)
+            .min_block(kCompleteUnrollMinBlock)
+            .elements_per_thread(2)
+            .role(StageRole::kExpectedFailure)
+            .only_when_named(),
+        stage("6", "complete_unroll")
+            .idea("block size as a template parameter: the tree fully unrolled")
+            .launcher(launch_complete_unroll)
+            .min_block(kCompleteUnrollMinBlock)
+            .elements_per_thread(2),
+        stage("7", "grid_stride_occupancy")
+            .idea("grid-stride loop, grid = SMs x resident blocks per SM")
+            .launcher(launch_grid_stride)
+            .min_block(kCompleteUnrollMinBlock)
+            .elements_per_thread(2)
+            .grid_from_occupancy(grid_stride_blocks_per_sm)
+            .combine(Combine::kOneBlockPass),
+        stage("8", "cooperative_groups_tile")
+            .idea("last warp as a thread_block_tile<32>, tile.sync()")
+            .launcher(launch_cooperative_groups_tile)
+            .min_block(kCompleteUnrollMinBlock)
+            .elements_per_thread(2)
+            .grid_from_occupancy(cooperative_groups_tile_blocks_per_sm)
+            .combine(Combine::kOneBlockPass),
+        stage("9", "warp_shuffle")
+            .idea("last warp in registers: tile.shfl_down")
+            .launcher(launch_warp_shuffle)
+            .elements_per_thread(2)
+            .grid_from_occupancy(warp_shuffle_blocks_per_sm)
+            .combine(Combine::kOneBlockPass),
+        stage("10", "vectorized_loads")
+            .idea("int4 loads, 2-8 in flight per thread (chosen for this GPU), warp reductions")
+            .launcher(launch_vectorized_loads)
+            .elements_per_thread(kVectorElements)
+            .tuned_candidates(vectorized_loads_blocks_per_sm)
+            .combine(Combine::kOneBlockPass)
+            .shared(Shared::kWarpSums),
+        stage("11", "single_pass_last_block")
+            .idea("stage 10 in one launch: the last block sums the partials")
+            .launcher(launch_single_pass_last_block)
+            .elements_per_thread(kVectorElements)
+            .tuned_candidates(single_pass_last_block_blocks_per_sm)
+            .combine(Combine::kLastBlock)
+            .shared(Shared::kWarpSums),
+        stage("12", "single_pass_atomic")
+            .idea("stage 10 in one kernel: memset + one atomicAdd per block")
+            .launcher(launch_single_pass_atomic)
+            .elements_per_thread(kVectorElements)
+            .tuned_candidates(single_pass_atomic_blocks_per_sm)
+            .combine(Combine::kAtomic)
+            .shared(Shared::kWarpSums),
+        stage(kCubStageId, "cub_device_reduce_sum")
+            .idea("cub::DeviceReduce::Sum (the baseline)")
+            .combine(Combine::kCub)
+            .shared(Shared::kNone)
+            .role(StageRole::kBaseline),
+    };
     return impls;
 }
 
