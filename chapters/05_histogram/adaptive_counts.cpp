@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <tuple>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
@@ -21,24 +20,6 @@ std::string fixed(double value, int digits) {
 }
 
 namespace tuning = cudatutorial::tuning;
-
-using Key = std::tuple<int, int, int, int, std::size_t>;  // kind, width, block, grid, n
-
-Key key_of(const StageArgs& args) {
-    return Key{static_cast<int>(args.binning.kind), args.binning.width, args.block, args.grid,
-               args.n};
-}
-
-/// The choices made in this process, per device: measured for one input (tuned), or derived
-/// for a binning.
-tuning::ChoiceCache<Key, RawCountChoice>& tuned_choices() {
-    static tuning::ChoiceCache<Key, RawCountChoice> cache;
-    return cache;
-}
-tuning::ChoiceCache<std::pair<int, int>, RawCountChoice>& derived_choices() {
-    static tuning::ChoiceCache<std::pair<int, int>, RawCountChoice> cache;  // kind, width
-    return cache;
-}
 
 }  // namespace
 
@@ -114,9 +95,9 @@ RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binnin
 }
 
 TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
-    const int device = tuning::current_device();
     TuningResult result;
-    result.derived = derive_raw_count_choice(tuning::device_figures(device), args.binning);
+    result.derived =
+        derive_raw_count_choice(tuning::device_figures(tuning::current_device()), args.binning);
     cudatutorial::BenchmarkConfig config;
     config.warmup = 1;
     config.repetitions = std::max(1, reps);
@@ -158,18 +139,24 @@ TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
                         " candidates on this input (median of " +
                         std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) +
                         " ms; the derived choice " + fixed(derived_ms, 4) + " ms";
-    tuned_choices().store(device, key_of(args), result.choice);
     return result;
 }
 
-RawCountChoice raw_count_choice(const StageArgs& args) {
-    const int device = tuning::current_device();
-    if (const auto tuned = tuned_choices().find(device, key_of(args))) {
-        return *tuned;
+int raw_count_variant_for(const StageArgs& args) {
+    Workspace* const workspace = args.workspace;
+    if (workspace != nullptr && workspace->raw_count_variant >= 0 &&
+        workspace->raw_count_binning == args.binning) {
+        return workspace->raw_count_variant;
     }
-    return derived_choices().find_or_make(
-        device, {static_cast<int>(args.binning.kind), args.binning.width},
-        [&] { return derive_raw_count_choice(tuning::device_figures(device), args.binning); });
+    // Device queries and text: host time that a launch should not pay every time, hence kept.
+    const int derived =
+        derive_raw_count_choice(tuning::device_figures(tuning::current_device()), args.binning)
+            .variant;
+    if (workspace != nullptr) {
+        workspace->raw_count_variant = derived;
+        workspace->raw_count_binning = args.binning;
+    }
+    return derived;
 }
 
 }  // namespace histogram::adaptive

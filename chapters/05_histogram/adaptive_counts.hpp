@@ -12,9 +12,10 @@
 //  (a) derive_raw_count_choice(): from the device's figures (bytes per SM per clock at the peak
 //      bandwidth, bytes in flight needed by Little's law) and the binning;
 //  (b) tune_raw_byte_counts(): a tuning pass on the program's input, a few runs of every
-//      applicable candidate (a fraction of a millisecond each at 2^28), cached per (device,
-//      binning, block, grid, n); the executable runs it before its table and prints the choice.
-// launch_raw_byte_counts() keeps its signature: it runs the cached choice, or the derived one.
+//      applicable candidate (a fraction of a millisecond each at 2^28); the executable runs it
+//      before its table, prints the choice and hands it to stage 8 in its Workspace.
+// launch_raw_byte_counts() keeps its signature: it runs the candidate its Workspace holds, or
+// the derived one (raw_count_variant_for()).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -101,13 +102,14 @@ struct TuningResult {
 
 /// (b) Runs every applicable candidate on `args` (its input, binning, block and grid) `reps`
 /// times (median), checks that all produce the same histogram (throws std::runtime_error if
-/// not), caches the fastest for these args and returns what it measured. Leaves the last
-/// candidate's histogram in args.histogram.
+/// not) and returns what it measured, the fastest as its choice: the caller hands it to stage 8
+/// (Workspace::raw_count_variant). Leaves the last candidate's histogram in args.histogram.
 TuningResult tune_raw_byte_counts(const StageArgs& args, int reps = 9);
 
-/// The cached tuning result for these args (device, binning, block, grid, n), else the derived
-/// choice for the current device.
-RawCountChoice raw_count_choice(const StageArgs& args);
+/// The candidate stage 8 runs for `args`: the one args.workspace holds for args.binning, else
+/// the derived choice for the current device, which is then kept in args.workspace (when there
+/// is one) for the next launches.
+int raw_count_variant_for(const StageArgs& args);
 
 /// Stage 8 with candidate `variant` (stages/stage8_raw_byte_counts.cu); throws
 /// std::invalid_argument when the candidate does not apply to args.binning.

@@ -58,6 +58,10 @@ std::string Binning::label(int bin) const {
     return first == last ? std::string(1, first) : std::string{first, '-', last};
 }
 
+bool Binning::operator==(const Binning& other) const {
+    return kind == other.kind && (kind == Kind::kBytes || width == other.width);
+}
+
 std::string Binning::describe() const {
     if (kind == Kind::kBytes) {
         return "bytes (256 bins)";

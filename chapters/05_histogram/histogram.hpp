@@ -60,6 +60,8 @@ struct Binning {
     std::string label(int bin) const;
     /// "letters, width 4 (7 bins)" or "bytes (256 bins)".
     std::string describe() const;
+    /// The same bins: the same kind and, for letters, the same width.
+    bool operator==(const Binning& other) const;
 };
 
 /// Generated inputs (--dist).
@@ -128,8 +130,9 @@ Comparison compare_histograms(const Histogram& reference, const Histogram& resul
 Comparison compare_counts(const Histogram& reference, const Histogram& result,
                           const std::function<std::string(int)>& bin_label);
 
-/// Device workspace a stage may need (CUB's temporary storage), allocated on first use, outside
-/// the timed runs (the harness validates one run before it starts timing).
+/// What a stage keeps between its launches on one device: CUB's temporary storage, allocated on
+/// first use, outside the timed runs (the harness validates one run before it starts timing),
+/// and stage 8's candidate.
 struct Workspace {
     cudatutorial::DeviceBuffer<unsigned char> cub_temp;  ///< CUB's temporary storage
     cudatutorial::DeviceBuffer<int> cub_levels;          ///< bin boundaries for HistogramRange
@@ -139,6 +142,13 @@ struct Workspace {
     std::size_t cub_query_n = 0;
     int cub_query_bins = -1;
     std::size_t cub_temp_bytes = 0;
+    /// Stage 8's candidate (adaptive_counts.hpp: an index into kRawCountVariants) for the
+    /// binning `raw_count_binning`. Whoever runs stage 8 may choose it first (the executable
+    /// stores its tuning pass's choice here, before the table); left at -1, or chosen for
+    /// another binning, it is derived from the device's figures by the next launch and kept, so
+    /// that the launches after it do not derive it again.
+    int raw_count_variant = -1;
+    Binning raw_count_binning;  ///< the binning raw_count_variant was chosen for
 };
 
 /// Everything a stage's launch needs.
@@ -151,7 +161,8 @@ struct StageArgs {
     /// grid (the executable accepts powers of two from 32). CUB ignores it.
     int block = 256;
     int grid = 0;  ///< blocks; 0 = automatic (enough to fill the GPU, no more than the work)
-    Workspace* workspace = nullptr;  ///< needed by CUB only
+    /// Needed by CUB; stage 8 keeps its candidate there (without one it derives it every launch).
+    Workspace* workspace = nullptr;
 };
 
 /// The launch configuration a stage actually used.
@@ -170,7 +181,7 @@ struct Stage : cudatutorial::StageDescriptor {
     LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;
     /// Runs one of the compiled candidates of adaptive_counts.hpp, chosen for the GPU and the
     /// binning: the executable runs the tuning pass before its table when a selected stage says
-    /// so (stage 8).
+    /// so (stage 8), and hands the choice over in the Workspace.
     bool uses_tuner = false;
 };
 

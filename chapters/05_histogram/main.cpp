@@ -292,6 +292,18 @@ int run(const Options& options) {
     return status;
 }
 
+// Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
+// before any table row (adaptive_counts.hpp). The header says what it chose and why, and the
+// workspace that every row's launch gets hands the choice to stage 8.
+void tune_stage8(const hg::StageArgs& args, ct::RunInfo& info) {
+    const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
+    info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));
+    info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
+    info.set("stage 8 candidates (ms)", tuning.table);
+    args.workspace->raw_count_variant = tuning.choice.variant;
+    args.workspace->raw_count_binning = args.binning;
+}
+
 int run_stages(const Options& options) {
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
@@ -340,17 +352,11 @@ int run_stages(const Options& options) {
     info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
-    // Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
-    // before any table row (adaptive_counts.hpp); the header says what it chose and why.
+    const hg::StageArgs args{
+        d_input.data(), n, d_histogram.data(), binning, options.block, options.grid, &workspace};
     if (std::any_of(selected.begin(), selected.end(),
                     [](const hg::Stage* s) { return s->uses_tuner; })) {
-        const hg::StageArgs args{
-            d_input.data(), n,         d_histogram.data(), binning, options.block,
-            options.grid,   &workspace};
-        const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
-        info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));
-        info.set("stage 8 why", tuning.choice.why + "; " + tuning.derived.why);
-        info.set("stage 8 candidates (ms)", tuning.table);
+        tune_stage8(args, info);
     }
     ct::TableRun table(info, options.common);
     table.set_baseline("cub", "CUB");
@@ -363,9 +369,6 @@ int run_stages(const Options& options) {
                 config.warmup = std::min(config.warmup, 1);
             };
         }
-        const hg::StageArgs args{
-            d_input.data(), n,         d_histogram.data(), binning, options.block,
-            options.grid,   &workspace};
         const bool race_demo = stage->role == ct::StageRole::kExpectedFailure;
         hg::LaunchShape shape;
         hooks.poison = [&] { d_histogram.fill_bytes(0xff); };  // a forgotten bin cannot look right

@@ -138,7 +138,7 @@ void StreamedCounter::enqueue_count(int buffer, std::uint64_t length, cudaStream
                          binning_,
                          block_,
                          grid_,
-                         nullptr};
+                         &workspace_};
     stage_->launch(args, stream);  // clears the chunk's counts first, then counts
     accumulate_counts(chunk_counts_[buffer].data(), totals_.data(), binning_.bins(), stream);
 }
@@ -288,7 +288,7 @@ void StreamedCounter::count_first_chunk(cudaStream_t stream) {
                          binning_,
                          block_,
                          grid_,
-                         nullptr};
+                         &workspace_};
     stage_->launch(args, stream);
 }
 

@@ -121,6 +121,7 @@ class StreamedCounter {
     cudatutorial::CudaEvent joined_[2];
     std::unique_ptr<Shared> shared_;
     const Stage* stage_ = nullptr;
+    Workspace workspace_;  // the stage's candidate, chosen by its first launch and kept
     const unsigned char* first_chunk_host_ = nullptr;  // where stage_first_chunk put chunk 0
 };
 

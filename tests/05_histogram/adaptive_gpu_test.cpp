@@ -2,7 +2,8 @@
 // the one a run chooses, against the CPU reference over sizes x distributions x binnings x launch
 // shapes x misaligned starts, run twice on a poisoned output; one block of 8 threads over a
 // large one-letter input (every count in one 4-bit field: the flushes must keep up); the
-// tuning pass and that stage 8 then runs its choice. Skipped without a GPU.
+// tuning pass and that stage 8 then runs the choice handed to it; the derived choice a
+// workspace keeps. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -151,9 +152,12 @@ TEST(HistogramAdaptiveGpu, TheTuningPassChoosesAndStage8RunsItsChoice) {
     ct::DeviceBuffer<unsigned int> d_histogram(256);
     for (const hg::Binning& binning : {hg::Binning::letters(4), hg::Binning::bytes()}) {
         SCOPED_TRACE(binning.describe());
-        const hg::StageArgs args{d_input.data(), n, d_histogram.data(), binning, 512, 0, nullptr};
-        EXPECT_FALSE(ad::raw_count_choice(args).tuned);
+        hg::Workspace workspace;
+        const hg::StageArgs args{d_input.data(), n, d_histogram.data(), binning, 512, 0,
+                                 &workspace};
         const ad::TuningResult result = ad::tune_raw_byte_counts(args, 3);
+        EXPECT_FALSE(result.derived.tuned);
+        EXPECT_EQ(workspace.raw_count_variant, -1);  // the pass chooses; the caller hands it over
         int applicable = 0;
         for (int v = 0; v < ad::kRawCountVariantCount; ++v) {
             applicable += ad::variant_applies(v, binning) ? 1 : 0;
@@ -164,8 +168,9 @@ TEST(HistogramAdaptiveGpu, TheTuningPassChoosesAndStage8RunsItsChoice) {
                            [](const auto& a, const auto& b) { return a.median_ms < b.median_ms; }));
         EXPECT_TRUE(result.choice.tuned);
         EXPECT_EQ(result.choice.variant, result.candidates.front().variant);
-        EXPECT_TRUE(ad::raw_count_choice(args).tuned);
-        EXPECT_EQ(ad::raw_count_choice(args).variant, result.choice.variant);
+        workspace.raw_count_variant = result.choice.variant;
+        workspace.raw_count_binning = binning;
+        EXPECT_EQ(ad::raw_count_variant_for(args), result.choice.variant);
 
         const hg::Histogram expected = hg::reference_histogram(host, binning);
         d_histogram.fill_bytes(0xff);
@@ -176,4 +181,30 @@ TEST(HistogramAdaptiveGpu, TheTuningPassChoosesAndStage8RunsItsChoice) {
         const hg::Comparison c = hg::compare_histograms(expected, result_counts, binning);
         EXPECT_TRUE(c.equal) << c.detail;
     }
+}
+
+TEST(HistogramAdaptiveGpu, AWorkspaceKeepsTheDerivedCandidateForItsBinning) {
+    // Without a choice handed over, stage 8 derives one from the device's figures and keeps it in
+    // the workspace; a launch with another binning derives again (its candidate may not apply).
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    const ad::DeviceFigures device =
+        cudatutorial::tuning::device_figures(cudatutorial::tuning::current_device());
+    const hg::Binning letters = hg::Binning::letters(4);
+    const hg::Binning bytes = hg::Binning::bytes();
+    hg::Workspace workspace;
+    hg::StageArgs args{nullptr, 0, nullptr, letters, 256, 0, &workspace};
+    const int for_letters = ad::derive_raw_count_choice(device, letters).variant;
+    EXPECT_EQ(ad::raw_count_variant_for(args), for_letters);
+    EXPECT_EQ(workspace.raw_count_variant, for_letters);
+    EXPECT_TRUE(workspace.raw_count_binning == letters);
+
+    args.binning = bytes;
+    const int for_bytes = ad::derive_raw_count_choice(device, bytes).variant;
+    EXPECT_EQ(ad::raw_count_variant_for(args), for_bytes);
+    EXPECT_TRUE(ad::variant_applies(workspace.raw_count_variant, bytes));
+    EXPECT_TRUE(workspace.raw_count_binning == bytes);
+
+    args.workspace = nullptr;  // nowhere to keep it: derived for this launch only
+    EXPECT_EQ(ad::raw_count_variant_for(args), for_bytes);
 }

@@ -84,6 +84,14 @@ TEST(HistogramBinning, CubUsesHistogramEvenOnlyWhenAllBinsAreEqual) {
     }
 }
 
+TEST(HistogramBinning, BinningsAreEqualWhenTheyMakeTheSameBins) {
+    // Stage 8 keeps its candidate for one binning (Workspace): another width is another binning.
+    EXPECT_TRUE(hg::Binning::letters(4) == hg::Binning::letters(4));
+    EXPECT_FALSE(hg::Binning::letters(4) == hg::Binning::letters(5));
+    EXPECT_FALSE(hg::Binning::letters(1) == hg::Binning::bytes());
+    EXPECT_TRUE(hg::Binning::bytes() == hg::Binning::bytes());
+}
+
 TEST(HistogramStages, TheListIsConsistent) {
     std::set<std::string> ids;
     std::set<std::string> names;

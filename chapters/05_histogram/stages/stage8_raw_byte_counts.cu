@@ -25,8 +25,8 @@
 // bins a thread can keep its counts in registers (../adaptive_register_counts.cuh) and needs no
 // atomic per byte, which is what binds on an H200; the next loads can be issued before the
 // current bytes are counted (pipelined). Which candidate runs is derived from the device's
-// figures and the binning, or measured by a short tuning pass that the executable runs and
-// reports in its header.
+// figures and the binning, or measured by a short tuning pass that the executable runs, reports
+// in its header and hands to this stage in its Workspace.
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -179,7 +179,7 @@ LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int 
 }
 
 LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
-    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_choice(args).variant,
+    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_variant_for(args),
                                                     stream);
 }
 
