@@ -8,8 +8,8 @@
 # Every target of the chapters that lists the stage file (chapter 6 compiles its scenarios into
 # two libraries: both) then compiles SOURCE instead, with the stage's folder on its include path
 # so that the copy's #include "..." lines find what the original finds. Relative paths are taken
-# from the repository root. scripts/exercise.py sets both variables; an empty STAGE (the default)
-# changes nothing.
+# from the repository root. scripts/exercise.py grade sets both variables (build_with() in
+# scripts/exercising/building.py); an empty STAGE (the default) changes nothing.
 
 # An exercise that is not a chapter's stage (exercises/<id>/CMakeLists.txt: the student's file
 # and a program that checks it, such as multi-gpu-4's two-GPU harness) is added here, under the
