@@ -352,8 +352,8 @@ int run_stages(const Options& options) {
     info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
-    const hg::StageArgs args{
-        d_input.data(), n, d_histogram.data(), binning, options.block, options.grid, &workspace};
+    const hg::StageArgs args{d_input.data(), n,         d_histogram.data(), binning, options.block,
+                             options.grid,   &workspace};
     if (std::any_of(selected.begin(), selected.end(),
                     [](const hg::Stage* s) { return s->uses_tuner; })) {
         tune_stage8(args, info);

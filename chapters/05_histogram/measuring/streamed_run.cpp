@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -163,99 +164,27 @@ ct::RunInfo streamed_run_info(const StreamedRequest& request, const ct::DeviceIn
     return info;
 }
 
-// The rows of one streamed run. This section teaches its own timing (a pipeline, not stages):
-// measure() and make_row(), then the rows go into the table with the columns that compare them.
-struct StreamedRows {
-    std::vector<ct::ResultRow> rows;
-    std::optional<std::size_t> h2d, kernel, copies, streamed;  // indices into rows
+// What the rows measured that the columns and the note below the table compare: the rates
+// (GB/s, 0 when a row is missing or was not timed), the medians of the whole-input rows, and the
+// pipeline's host-side facts of their last runs.
+struct StreamedRates {
+    double link_gbs = 0;        // h2d: the pinned copy of one chunk
+    double kernel_gbs = 0;      // kernel: stage 8 on one chunk already on the device
+    double end_to_end_gbs = 0;  // streamed: the whole input, read, copied and counted
+    bool copies_timed = false;
+    double copies_ms = 0;
+    double streamed_ms = 0;
     PipelineStats copy_stats;
     PipelineStats count_stats;
-
-    std::size_t add(const std::string& id, const std::string& name,
-                    const ct::Measurement& measurement, double bytes, const std::string& chunks) {
-        ct::ResultRow row = ct::make_row(id, name, measurement, bytes);
-        row.in_progression = false;
-        row.with("chunks", chunks);
-        row.with("runs", std::to_string(measurement.stats.samples));
-        rows.push_back(std::move(row));
-        return rows.size() - 1;
-    }
-    double gbs(const std::optional<std::size_t>& i) const {
-        return i ? row_gbs(rows[*i]).value_or(0) : 0;
-    }
 };
 
-// One chunk: the link's rate from pinned memory, and the kernel's rate on the device.
-void add_one_chunk_rows(StreamedRows& out, StreamedCounter& counter, const ByteSource& source,
-                        const ChunkPlan& plan, const Binning& binning,
-                        const ct::BenchmarkConfig& config) {
-    if (plan.count() == 0) {
-        return;
-    }
-    const auto first_length = static_cast<std::size_t>(plan.length(0));
-    std::vector<unsigned char> first(first_length);
-    source.read(0, first_length, first.data());
-    counter.stage_first_chunk();
-    const ct::Measurement copy = ct::measure(
-        [&](cudaStream_t stream) { counter.copy_first_chunk(stream); },
-        [&] {
-            return counter.chunk_on_device(0) == first
-                       ? ct::Verification::pass()
-                       : ct::Verification::fail("chunk 0 on the device differs from the input");
-        },
-        config);
-    out.h2d = out.add("h2d", "pinned_h2d_copy", copy, static_cast<double>(first_length),
-                      chunks_text(1, first_length));
-
-    const Histogram first_reference = reference_histogram(first, binning);
-    const ct::Measurement kernel =
-        ct::measure([&](cudaStream_t stream) { counter.count_first_chunk(stream); },
-                    [&] {
-                        const Comparison comparison = compare_histograms(
-                            first_reference, counter.first_chunk_counts(), binning);
-                        return comparison.equal ? ct::Verification::pass()
-                                                : ct::Verification::fail(comparison.detail);
-                    },
-                    config);
-    out.kernel = out.add("kernel", "stage8_one_chunk", kernel, static_cast<double>(first_length),
-                         chunks_text(1, first_length));
-}
-
-// The whole input: copies alone, then copies and counting. These runs wait on the host for the
-// reader, so the stream must not be held while they are queued (benchmark.hpp).
-void add_whole_input_rows(StreamedRows& out, StreamedCounter& counter, const ByteSource& source,
-                          const ChunkPlan& plan, const Histogram64& reference,
-                          const Binning& binning, const ct::BenchmarkConfig& whole_config) {
-    const std::uint64_t n = source.size();
-    const std::string all_chunks = chunks_text(plan.count(), plan.buffer_bytes());
-    const ct::Measurement copies = ct::measure(
-        [&](cudaStream_t stream) { out.copy_stats = counter.run(stream, false); },
-        [&] {
-            // The last two chunks are still in the two device buffers.
-            for (std::uint64_t i = plan.count() > 2 ? plan.count() - 2 : 0; i < plan.count(); ++i) {
-                std::vector<unsigned char> expected(static_cast<std::size_t>(plan.length(i)));
-                source.read(plan.offset(i), expected.size(), expected.data());
-                if (counter.chunk_on_device(i) != expected) {
-                    return ct::Verification::fail("chunk " + std::to_string(i) +
-                                                  " on the device differs from the input");
-                }
-            }
-            return ct::Verification::pass();
-        },
-        whole_config);
-    out.copies =
-        out.add("copies", "streamed_copies_only", copies, static_cast<double>(n), all_chunks);
-
-    counter.poison_totals();
-    const ct::Measurement streamed = ct::measure(
-        [&](cudaStream_t stream) { out.count_stats = counter.run(stream, true); },
-        [&] {
-            const std::string detail = compare_histograms64(reference, counter.totals(), binning);
-            return detail.empty() ? ct::Verification::pass() : ct::Verification::fail(detail);
-        },
-        whole_config);
-    out.streamed =
-        out.add("streamed", "streamed_end_to_end", streamed, static_cast<double>(n), all_chunks);
+// A row of the streamed table, by id and name. Not a registry's stage: its idea stays empty in
+// the files, as it always was.
+ct::StageDescriptor named_row(const char* id, const char* name) {
+    ct::StageDescriptor row;
+    row.id = id;
+    row.name = name;
+    return row;
 }
 
 // The source's rate while it filled the pinned buffers (none for a pinned source).
@@ -266,33 +195,139 @@ std::optional<double> source_rate(const ByteSource& source, const PipelineStats&
     return ct::bandwidth_gbs(static_cast<double>(source.size()), stats.fill_ms);
 }
 
-// The columns that compare the rows: the source's rate, the GPU's wait, % of the H2D copy.
-void add_rate_columns(StreamedRows& out, const ByteSource& source) {
-    for (auto [index, stats] :
-         {std::pair{out.copies, &out.copy_stats}, {out.streamed, &out.count_stats}}) {
-        ct::ResultRow& row = out.rows[*index];
-        const std::optional<double> rate = source_rate(source, *stats);
-        row.with("source GB/s", source.pinned() ? std::string("pinned")
-                                : rate          ? ct::format_fixed(*rate, 1)
-                                                : "–");
-        row.with("GPU waited ms", ct::format_fixed(stats->starved_ms, 1));
-    }
-    // Plain doubles, 0 when unmeasured: GCC's -Wmaybe-uninitialized misreads optionals here.
-    const double link_gbs = out.gbs(out.h2d);
-    for (ct::ResultRow& row : out.rows) {
+// The source's rate and how long the GPU side waited for it: the whole-input rows' columns.
+void add_source_columns(ct::ResultRow& row, const ByteSource& source, const PipelineStats& stats) {
+    const std::optional<double> rate = source_rate(source, stats);
+    row.with("source GB/s", source.pinned() ? std::string("pinned")
+                            : rate          ? ct::format_fixed(*rate, 1)
+                                            : "–");
+    row.with("GPU waited ms", ct::format_fixed(stats.starved_ms, 1));
+}
+
+// The columns of every row: its chunks and runs, what `middle` adds, then its rate as % of the
+// pinned H2D copy's (`link_gbs`, read when the row is made: the h2d row comes first). The rows
+// are measured side by side, not as a progression: no x prev or x first.
+std::function<void(ct::ResultRow&)> streamed_columns(
+    std::string chunks, const double& link_gbs, std::function<void(ct::ResultRow&)> middle = {}) {
+    return [chunks = std::move(chunks), &link_gbs, middle = std::move(middle)](ct::ResultRow& row) {
+        row.in_progression = false;
+        row.with("chunks", chunks);
+        row.with("runs", std::to_string(row.stats.samples));
+        if (middle) {
+            middle(row);
+        }
+        // Plain doubles, 0 when unmeasured: GCC's -Wmaybe-uninitialized misreads optionals here.
         const double gbs = row_gbs(row).value_or(0);
         row.with("% of H2D",
                  gbs > 0 && link_gbs > 0 ? ct::format_fixed(100.0 * gbs / link_gbs, 1) : "–");
+    };
+}
+
+// One chunk: the link's rate from pinned memory, and the kernel's rate on the device.
+void add_one_chunk_rows(ct::TableRun& table, StreamedRates& rates, StreamedCounter& counter,
+                        const ByteSource& source, const ChunkPlan& plan, const Binning& binning) {
+    if (plan.count() == 0) {
+        return;
     }
+    const auto first_length = static_cast<std::size_t>(plan.length(0));
+    std::vector<unsigned char> first(first_length);
+    source.read(0, first_length, first.data());
+    counter.stage_first_chunk();
+    const std::string one_chunk = chunks_text(1, first_length);
+
+    ct::StageHooks copy;
+    copy.launch = [&](cudaStream_t stream) { counter.copy_first_chunk(stream); };
+    copy.verify = [&] {
+        return counter.chunk_on_device(0) == first
+                   ? ct::Verification::pass()
+                   : ct::Verification::fail("chunk 0 on the device differs from the input");
+    };
+    copy.bytes = ct::MemoryTraffic().reads<unsigned char>(first_length);
+    const auto columns = streamed_columns(one_chunk, rates.link_gbs);
+    copy.extras = [&](ct::ResultRow& row) {
+        rates.link_gbs = row_gbs(row).value_or(0);  // the rate every row's "% of H2D" relates to
+        columns(row);
+    };
+    table.run(named_row("h2d", "pinned_h2d_copy"), copy);
+
+    const Histogram first_reference = reference_histogram(first, binning);
+    ct::StageHooks kernel;
+    kernel.launch = [&](cudaStream_t stream) { counter.count_first_chunk(stream); };
+    kernel.verify = [&] {
+        const Comparison comparison =
+            compare_histograms(first_reference, counter.first_chunk_counts(), binning);
+        return comparison.equal ? ct::Verification::pass()
+                                : ct::Verification::fail(comparison.detail);
+    };
+    kernel.bytes = ct::MemoryTraffic().reads<unsigned char>(first_length);
+    kernel.extras = streamed_columns(one_chunk, rates.link_gbs);
+    rates.kernel_gbs =
+        row_gbs(table.run(named_row("kernel", "stage8_one_chunk"), kernel)).value_or(0);
+}
+
+// The whole input: copies alone, then copies and counting, timed `reps` times. These runs wait
+// on the host for the reader, so the stream must not be held while they are queued
+// (benchmark.hpp).
+void add_whole_input_rows(ct::TableRun& table, StreamedRates& rates, StreamedCounter& counter,
+                          const ByteSource& source, const ChunkPlan& plan,
+                          const Histogram64& reference, const Binning& binning, int reps) {
+    const std::uint64_t n = source.size();
+    const std::string all_chunks = chunks_text(plan.count(), plan.buffer_bytes());
+    const auto whole_input_timing = [reps](ct::BenchmarkConfig& config) {
+        config.repetitions = reps;
+        config.warmup = std::min(config.warmup, 1);
+        config.hold_stream = false;
+    };
+
+    ct::StageHooks copies;
+    copies.adjust_timing = whole_input_timing;
+    copies.launch = [&](cudaStream_t stream) { rates.copy_stats = counter.run(stream, false); };
+    copies.verify = [&] {
+        // The last two chunks are still in the two device buffers.
+        for (std::uint64_t i = plan.count() > 2 ? plan.count() - 2 : 0; i < plan.count(); ++i) {
+            std::vector<unsigned char> expected(static_cast<std::size_t>(plan.length(i)));
+            source.read(plan.offset(i), expected.size(), expected.data());
+            if (counter.chunk_on_device(i) != expected) {
+                return ct::Verification::fail("chunk " + std::to_string(i) +
+                                              " on the device differs from the input");
+            }
+        }
+        return ct::Verification::pass();
+    };
+    copies.bytes = ct::MemoryTraffic().reads<unsigned char>(n);
+    copies.extras = streamed_columns(all_chunks, rates.link_gbs, [&](ct::ResultRow& row) {
+        add_source_columns(row, source, rates.copy_stats);
+    });
+    const ct::ResultRow& copies_row =
+        table.run(named_row("copies", "streamed_copies_only"), copies);
+    rates.copies_timed = copies_row.timed;
+    rates.copies_ms = copies_row.stats.median_ms;
+
+    ct::StageHooks streamed;
+    streamed.adjust_timing = whole_input_timing;
+    streamed.poison = [&] { counter.poison_totals(); };
+    streamed.launch = [&](cudaStream_t stream) { rates.count_stats = counter.run(stream, true); };
+    streamed.verify = [&] {
+        const std::string detail = compare_histograms64(reference, counter.totals(), binning);
+        return detail.empty() ? ct::Verification::pass() : ct::Verification::fail(detail);
+    };
+    streamed.bytes = ct::MemoryTraffic().reads<unsigned char>(n);
+    streamed.extras = streamed_columns(all_chunks, rates.link_gbs, [&](ct::ResultRow& row) {
+        add_source_columns(row, source, rates.count_stats);
+    });
+    const ct::ResultRow& streamed_row =
+        table.run(named_row("streamed", "streamed_end_to_end"), streamed);
+    rates.end_to_end_gbs = row_gbs(streamed_row).value_or(0);
+    rates.streamed_ms = streamed_row.stats.median_ms;
 }
 
 // What bounds the end-to-end rate, the slowest of source, link and kernel: a note under the
 // table (in every format); empty when a rate is missing.
-std::string bound_note(const StreamedRows& out, const ByteSource& source, bool generated) {
-    const double end_to_end = out.gbs(out.streamed);
-    const double link_gbs = out.gbs(out.h2d);
-    const double kernel_gbs = out.gbs(out.kernel);
-    const double filled = source_rate(source, out.count_stats).value_or(0);
+std::string bound_note(const StreamedRates& rates, const ByteSource& source, bool generated) {
+    const double end_to_end = rates.end_to_end_gbs;
+    const double link_gbs = rates.link_gbs;
+    const double kernel_gbs = rates.kernel_gbs;
+    const double filled = source_rate(source, rates.count_stats).value_or(0);
     if (end_to_end <= 0 || link_gbs <= 0 || kernel_gbs <= 0) {
         return {};
     }
@@ -302,14 +337,11 @@ std::string bound_note(const StreamedRows& out, const ByteSource& source, bool g
          << gbs_text(link_gbs) << ", one chunk); kernel alone " << gbs_text(kernel_gbs);
     if (filled > 0) {
         note << "; the source filled the pinned buffers at " << gbs_text(filled)
-             << " (the GPU side waited " << ct::format_fixed(out.count_stats.starved_ms, 1)
+             << " (the GPU side waited " << ct::format_fixed(rates.count_stats.starved_ms, 1)
              << " ms for it)";
     }
-    const ct::ResultRow& copies = out.rows[*out.copies];
-    const ct::ResultRow& streamed = out.rows[*out.streamed];
-    if (copies.timed && copies.stats.median_ms > 0) {
-        note << ". Total time = "
-             << ct::format_fixed(streamed.stats.median_ms / copies.stats.median_ms, 3)
+    if (rates.copies_timed && rates.copies_ms > 0) {
+        note << ". Total time = " << ct::format_fixed(rates.streamed_ms / rates.copies_ms, 3)
              << "x the copies alone.";
     }
     std::string bound = "the link (host-to-device copies)";
@@ -362,19 +394,11 @@ int run_streamed(const StreamedRequest& request) {
     ct::TableRun table(streamed_run_info(request, device, prepared, plan, counter, reference_ms),
                        request.common);
 
-    StreamedRows out;
-    const ct::BenchmarkConfig chunk_config = table.options().benchmark_config();
-    add_one_chunk_rows(out, counter, source, plan, request.binning, chunk_config);
-    ct::BenchmarkConfig whole_config = chunk_config;
-    whole_config.repetitions = request.settings.reps;
-    whole_config.warmup = std::min(chunk_config.warmup, 1);
-    whole_config.hold_stream = false;
-    add_whole_input_rows(out, counter, source, plan, reference, request.binning, whole_config);
-    add_rate_columns(out, source);
-    for (ct::ResultRow& row : out.rows) {
-        table.add(row);
-    }
-    if (const std::string note = bound_note(out, source, prepared.generated); !note.empty()) {
+    StreamedRates rates;
+    add_one_chunk_rows(table, rates, counter, source, plan, request.binning);
+    add_whole_input_rows(table, rates, counter, source, plan, reference, request.binning,
+                         request.settings.reps);
+    if (const std::string note = bound_note(rates, source, prepared.generated); !note.empty()) {
         table.add_note(note);
     }
     const int status = table.finish();
