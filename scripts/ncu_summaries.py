@@ -9,7 +9,7 @@ shown) and picks one of three tables, which also says which kernel becomes which
     StageTable       `ncu --csv`: one row per stage of the chapter's program, the first launch of
                      each, as a Markdown table of the columns measured; the stages are the
                      program's own (`<build>/bin/<program> --stage list --json`).
-                     chapters/03_reduction/scripts/ncu_summary.py
+                     chapters/03_reduction/measuring/ncu_summary.py
     SectionTables    `ncu --csv` of several runs, each headed "### <arguments>": one text table per
                      run, one row per kernel, the first launch of each.
                      chapters/05_histogram/scripts/ncu_summary.py

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "adaptive_vectorized.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cli.hpp"
@@ -17,6 +16,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/table_run.hpp"
+#include "measuring/adaptive_vectorized.hpp"
 #include "reduction.hpp"
 
 namespace ct = cudatutorial;
@@ -169,7 +169,7 @@ int run(const Options& o) {
     info.set("reps", std::to_string(o.common.repetitions));
 
     // 4. Stages 10-12 run the candidate that a short tuning pass on this input measures fastest
-    //    on this GPU (adaptive_vectorized.hpp): measured once, before any stage is timed, when
+    //    on this GPU (measuring/adaptive_vectorized.hpp): measured once, before any stage is timed, when
     //    one of them is selected; what it chose and why go into the header after "reps", and the
     //    result goes to each Reducer.
     std::optional<reduction::adaptive::TuningResult> tuning;

@@ -6,13 +6,14 @@
 #include <string>
 #include <utility>
 
-#include "adaptive_vectorized.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "measuring/adaptive_vectorized.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
-#include "vector_split.hpp"
+#include "stages/vector_split.hpp"
+#include "stages/vectorized_candidates.hpp"
 
 namespace reduction {
 namespace {
@@ -39,7 +40,7 @@ struct StageImpl {
     int elements_per_thread = 1;                ///< per thread per block-sized step of the grid
     Combine combine = Combine::kRepeatPasses;
     Shared shared = Shared::kTree;
-    /// Stages 10-12: resident blocks per SM of candidate `variant` (adaptive_vectorized.hpp);
+    /// Stages 10-12: resident blocks per SM of candidate `variant` (vectorized_candidates.hpp);
     /// the Reducer asks adaptive::vectorized_choice() which candidate to run, with the tuning
     /// result it was given.
     int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
@@ -247,6 +248,25 @@ unsigned int checked_grid(std::size_t blocks, const std::string& stage) {
 void detail::unsupported_block_size(const char* stage, int block) {
     throw std::invalid_argument(std::string("stage ") + stage + " has no kernel for block size " +
                                 std::to_string(block));
+}
+
+std::string detail::describe_variant(int variant) {
+    if (variant < 0 || variant >= kVectorizedVariantCount) {
+        return "unknown candidate " + std::to_string(variant);
+    }
+    const VectorizedVariant& v = kVectorizedVariants[variant];
+    return std::to_string(v.loads) + " x int4 " +
+           (v.policy == LoadPolicy::kPrefetchL2 ? "L2::256B" : "plain") + " " +
+           (v.layout == Layout::kBlockTiles      ? "tiles"
+            : v.layout == Layout::kBlockSegments ? "segments"
+                                                 : "one-shot");
+}
+
+void detail::unsupported_variant(const char* stage, int variant) {
+    throw std::invalid_argument(
+        std::string("stage ") + stage + " has no candidate " + std::to_string(variant) +
+        (is_one_shot(variant) ? " (" + describe_variant(variant) + ": single_pass_atomic only)"
+                              : " (0 to " + std::to_string(kVectorizedVariantCount - 1) + ")"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@
 namespace reduction {
 
 namespace adaptive {
-struct TuningResult;  // adaptive_vectorized.hpp: what stages 10-12's tuning pass chose
+struct TuningResult;  // measuring/adaptive_vectorized.hpp: what stages 10-12's tuning pass chose
 }  // namespace adaptive
 
 /// The CPU reference: the sum of `data[0..n)` modulo 2^32 (see the file comment). n = 0 gives 0.
@@ -70,7 +70,7 @@ struct StageInfo : cudatutorial::StageDescriptor {
     int min_block = 32;      ///< smallest supported block size (a power of two)
     int max_block = 1024;    ///< largest supported block size (a power of two)
     bool by_default = true;  ///< part of `--stage all`
-    /// Runs one of the compiled candidates of adaptive_vectorized.hpp, chosen for the GPU: the
+    /// Runs one of the compiled candidates of stages/vectorized_candidates.hpp, chosen for the GPU: the
     /// executable runs the tuning pass before its table when a selected stage says so, and
     /// passes its result to the stage's Reducer.
     bool uses_tuner = false;
@@ -119,7 +119,7 @@ std::size_t warp_sums_shared_bytes(int block, int warp_size = 32);
 std::size_t grid_stride_blocks(std::size_t n, int block, int elements_per_thread, int sm_count,
                                int blocks_per_sm);
 
-/// Grid of stage 12's one-shot candidates (adaptive_vectorized.hpp): one block per tile of
+/// Grid of stage 12's one-shot candidates (stages/vectorized_candidates.hpp): one block per tile of
 /// `loads` int4 per thread, enough to cover n ints without a loop (at least 1). Covers the int4
 /// body of n ints at any alignment (the scalar head and tail take no tile).
 std::size_t one_shot_blocks(std::size_t n, int block, int loads);

@@ -1,12 +1,12 @@
 // CPU tests of how stages 10-12 derive their candidate from a device's figures
-// (adaptive_vectorized.hpp): Little's law, the bytes the candidates keep in flight, the L2 hint
+// (measuring/adaptive_vectorized.hpp): Little's law, the bytes the candidates keep in flight, the L2 hint
 // only from sm_80, and the candidate list itself. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <tuple>
 
-#include "adaptive_vectorized.hpp"
+#include "measuring/adaptive_vectorized.hpp"
 
 namespace {
 

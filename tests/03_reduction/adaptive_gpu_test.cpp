@@ -1,10 +1,10 @@
-// GPU tests of the adaptive stages 10-12 (adaptive_vectorized.hpp): EVERY compiled candidate of
-// every stage against the CPU reference, not only the one a run chooses - edge sizes, every
-// block size, grids smaller than planned (one block walks many tiles; a segment ends in a
-// partial tile), inputs that are not 16-byte aligned, adversarial values; stage 12's one-shot
-// candidates forced at awkward sizes (and past 2^31 elements with CT_LARGE_TESTS=1) - then the
-// tuning pass and that a Reducer given its result runs the tuned candidate. Skipped without a
-// GPU.
+// GPU tests of the adaptive stages 10-12 (measuring/adaptive_vectorized.hpp): EVERY compiled
+// candidate of every stage against the CPU reference, not only the one a run chooses - edge
+// sizes, every block size, grids smaller than planned (one block walks many tiles; a segment ends
+// in a partial tile), inputs that are not 16-byte aligned, adversarial values; stage 12's
+// one-shot candidates forced at awkward sizes (and past 2^31 elements with CT_LARGE_TESTS=1) -
+// then the tuning pass and that a Reducer given its result runs the tuned candidate. Skipped
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "adaptive_vectorized.hpp"
+#include "measuring/adaptive_vectorized.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"

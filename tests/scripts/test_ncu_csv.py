@@ -27,7 +27,7 @@ def load(name, path):
 
 
 ncu_csv = load("ncu_csv", "scripts/ncu_csv.py")
-reduction_summary = load("reduction_ncu_summary", "chapters/03_reduction/scripts/ncu_summary.py")
+reduction_summary = load("reduction_ncu_summary", "chapters/03_reduction/measuring/ncu_summary.py")
 sys.path.insert(0, str(ROOT / "scripts"))
 import ncu_summaries  # noqa: E402  (the module that the chapter's file imported)
 

@@ -24,7 +24,7 @@ struct KernelArgs {
     cudaStream_t stream = nullptr;    ///< where to launch
     int* partials = nullptr;          ///< single-pass stages: one slot per block
     unsigned int* counter = nullptr;  ///< last-block stage: blocks finished (0 between launches)
-    int variant = 1;  ///< stages 10-12: index into kVectorizedVariants (adaptive_vectorized.hpp)
+    int variant = 1;  ///< stages 10-12: index into kVectorizedVariants (vectorized_candidates.hpp)
 };
 
 /// Throws std::invalid_argument when a stage is asked for a block size its dispatch list does not
@@ -51,7 +51,7 @@ void launch_single_pass_atomic(const KernelArgs& args);         // stage 12
 int grid_stride_blocks_per_sm(int block);
 int cooperative_groups_tile_blocks_per_sm(int block);
 int warp_shuffle_blocks_per_sm(int block);
-// Stages 10-12: of the instantiation for candidate `variant` (adaptive_vectorized.hpp). The
+// Stages 10-12: of the instantiation for candidate `variant` (vectorized_candidates.hpp). The
 // launchers below take the candidate from KernelArgs::variant.
 int vectorized_loads_blocks_per_sm(int block, int variant);
 int single_pass_last_block_blocks_per_sm(int block, int variant);

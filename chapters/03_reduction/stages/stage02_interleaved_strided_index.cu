@@ -16,7 +16,7 @@
 // s = 1, lanes t and t+16 read words 32 apart, the same bank (2-way). A full warp is 2s-way
 // (2, 4, 8, 16, 32-way for s = 1 ... 16); a warp with only `a` lanes left puts them on
 // min(a, 16/s) banks. The old text here (and the seed article) said "from s = 16 on". The
-// README draws the bank map and checks the count against ncu (scripts/bank_conflicts.py: 70
+// README draws the bank map and checks the count against ncu (measuring/bank_conflicts.py: 70
 // extra passes per block of 256, 9.2 M for 2^25 ints; ncu counts 9.46 M).
 // What to look for: a clear gain over stage 1 (the seed saw 1.7x on V100) despite the conflicts.
 #include "device_helpers.cuh"

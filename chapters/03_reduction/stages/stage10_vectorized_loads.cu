@@ -18,7 +18,7 @@
 //
 // How many loads, the load flavour (plain, or with an L2 256-byte prefetch hint), the layout
 // (above, or one contiguous segment per block) and how many blocks per SM to launch are chosen
-// for the GPU the program runs on, among the compiled candidates of adaptive_vectorized.hpp
+// for the GPU the program runs on, among the compiled candidates of vectorized_candidates.hpp
 // (derived from the device's figures, or measured by a short tuning pass; the run's header says
 // which). The second pass is the same kernel with one block over the partial sums, so this stage
 // is two launches.

@@ -12,7 +12,7 @@
 // of loads; the memset may cost as much as the last-block bookkeeping saves.
 // What to look for: whether the memset shows at 2^25. The table's launches column reads
 // "1 + memset": one kernel, but two operations on the stream.
-// Stage 12 alone may also run a one-shot candidate (adaptive_vectorized.hpp): a grid of one
+// Stage 12 alone may also run a one-shot candidate (vectorized_candidates.hpp): a grid of one
 // block per tile of the input, each thread issuing its few int4 loads once, no loop. Only the
 // atomic combine makes that grid cheap (a block's sum costs one atomic, not a partial to sum
 // again); the tuning pass decides whether it is faster on this GPU.

@@ -2,7 +2,7 @@
 //  - load16<policy>: one 16-byte load, plain or with the L2 prefetch hint;
 //  - thread_sum_vectorized<block, variant>: this thread's share of the input with int4 loads,
 //    several in flight per thread (tile_sum: one tile), in the layout of candidate `variant`
-//    (adaptive_vectorized.hpp), plus the scalar head/tail that 16-byte alignment leaves;
+//    (vectorized_candidates.hpp), plus the scalar head/tail that 16-byte alignment leaves;
 //  - block_sum: a block reduction made of warp reductions (cg::reduce) - no shared-memory tree;
 //  - dispatch_variant: from a run-time candidate index to its compiled instantiation.
 #pragma once
@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <utility>
 
-#include "adaptive_vectorized.hpp"
 #include "device_helpers.cuh"
 #include "vector_split.hpp"
+#include "vectorized_candidates.hpp"
 
 namespace reduction::detail {
 
@@ -187,9 +187,6 @@ bool dispatch_variant(int variant, Call&& call) {
     return dispatch_variant_in<kOneShotToo>(
         variant, call, std::make_integer_sequence<int, kVectorizedVariantCount>{});
 }
-
-/// Throws std::invalid_argument for a candidate index outside kVectorizedVariants.
-[[noreturn]] void unsupported_variant(const char* stage, int variant);
 
 /// Resident blocks per SM for `kernel<kBlock>` instantiated over VectorizedBlocks.
 template <typename KernelFor>

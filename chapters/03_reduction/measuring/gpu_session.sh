@@ -2,11 +2,11 @@
 # How the chapter's GPU results were produced (one session on the lent H100):
 #  1. build the reduction targets;
 #  2. (no separate sweep any more: stages 10-12 tune themselves in every run, see
-#     adaptive_vectorized.hpp, and the run's header says what they chose);
+#     measuring/adaptive_vectorized.hpp, and the run's header says what they chose);
 #  3. tests, the executable at 2^25 and 2^28 (JSON/CSV) and at other block sizes;
 #  4. racecheck on the historical and the correct stage 5, Nsight Compute metrics of stages 1-3
 #     and 7-10, SASS instruction counts, and the sanitizer on the GPU tests.
-#   chapters/03_reduction/scripts/gpu_session.sh OUTDIR [build-dir]
+#   chapters/03_reduction/measuring/gpu_session.sh OUTDIR [build-dir]
 set -uo pipefail
 out=${1:?output directory}
 build=${2:-build}

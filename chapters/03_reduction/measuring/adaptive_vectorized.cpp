@@ -14,29 +14,6 @@
 
 namespace reduction {
 
-namespace detail {
-
-std::string describe_variant(int variant) {
-    if (variant < 0 || variant >= kVectorizedVariantCount) {
-        return "unknown candidate " + std::to_string(variant);
-    }
-    const VectorizedVariant& v = kVectorizedVariants[variant];
-    return std::to_string(v.loads) + " x int4 " +
-           (v.policy == LoadPolicy::kPrefetchL2 ? "L2::256B" : "plain") + " " +
-           (v.layout == Layout::kBlockTiles      ? "tiles"
-            : v.layout == Layout::kBlockSegments ? "segments"
-                                                 : "one-shot");
-}
-
-void unsupported_variant(const char* stage, int variant) {
-    throw std::invalid_argument(
-        std::string("stage ") + stage + " has no candidate " + std::to_string(variant) +
-        (is_one_shot(variant) ? " (" + describe_variant(variant) + ": single_pass_atomic only)"
-                              : " (0 to " + std::to_string(kVectorizedVariantCount - 1) + ")"));
-}
-
-}  // namespace detail
-
 namespace adaptive {
 namespace {
 

@@ -3,7 +3,7 @@
 # session on a lent GPU): build, the GPU tests of every candidate, memcheck and racecheck on
 # them with small sizes, then the runs behind the README's "adaptive" sections, each printing
 # in its header what the stages chose and why.
-#   chapters/03_reduction/adaptive_session.sh OUTDIR [build-dir]    (SKIP_SANITIZE=1 to skip)
+#   chapters/03_reduction/measuring/adaptive_session.sh OUTDIR [build-dir]    (SKIP_SANITIZE=1 to skip)
 set -uo pipefail
 out=${1:?output directory}
 build=${2:-build}

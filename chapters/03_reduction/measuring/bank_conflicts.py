@@ -3,8 +3,8 @@
 bank-conflict count that follows, to compare with Nsight Compute's
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.
 
-    chapters/03_reduction/scripts/bank_conflicts.py picture          # the README's figure
-    chapters/03_reduction/scripts/bank_conflicts.py count [N] [B]    # expected count, 1st pass
+    chapters/03_reduction/measuring/bank_conflicts.py picture          # the README's figure
+    chapters/03_reduction/measuring/bank_conflicts.py count [N] [B]    # expected count, 1st pass
 
 Model (the one the hardware documents): 32 banks of 4-byte words, word w lives in bank w % 32; a
 warp's shared load needs one pass (wavefront) per distinct word in its busiest bank, and ncu

@@ -8,7 +8,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "stages/device_helpers.cuh"
+#include "device_helpers.cuh"
 
 namespace reduction::detail {
 namespace {

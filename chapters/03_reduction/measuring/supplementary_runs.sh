@@ -4,7 +4,7 @@
 # counters for the first pass of stages 1-11 (instructions, bank conflicts, DRAM throughput),
 # the L2::256B hint against the plain load in alternating rounds, and the SASS that the README
 # quotes (stage 2's shared loads, stage 10's 16-byte loads).
-#   chapters/03_reduction/scripts/supplementary_runs.sh OUTDIR [build-dir]
+#   chapters/03_reduction/measuring/supplementary_runs.sh OUTDIR [build-dir]
 set -uo pipefail
 out=${1:?output directory}
 build=${2:-build}
