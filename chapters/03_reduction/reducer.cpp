@@ -9,6 +9,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/sizes.hpp"
 #include "measuring/adaptive_vectorized.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
@@ -301,8 +302,7 @@ void validate_configuration(const std::string& id, std::size_t n, int block_size
         return;  // CUB chooses its own launch configuration
     }
     const StageInfo& s = impl.info;
-    const bool power_of_two = block_size > 0 && (block_size & (block_size - 1)) == 0;
-    if (!power_of_two || block_size < s.min_block || block_size > s.max_block) {
+    if (!cudatutorial::is_power_of_two_in(block_size, s.min_block, s.max_block)) {
         throw std::invalid_argument(
             "stage " + s.id + " (" + s.name +
             ") supports block sizes that are powers of two from " + std::to_string(s.min_block) +

@@ -46,6 +46,16 @@ TEST(PowerOfTwo, Classifies) {
     EXPECT_TRUE(ct::is_power_of_two(1024));
     EXPECT_FALSE(ct::is_power_of_two(0));
     EXPECT_FALSE(ct::is_power_of_two(96));
+    // Within a range, as a block-size check asks.
+    EXPECT_TRUE(ct::is_power_of_two_in(32, 32, 1024));
+    EXPECT_TRUE(ct::is_power_of_two_in(1024, 32, 1024));
+    EXPECT_TRUE(ct::is_power_of_two_in(1, 1, 1024));
+    EXPECT_FALSE(ct::is_power_of_two_in(16, 32, 1024));
+    EXPECT_FALSE(ct::is_power_of_two_in(2048, 32, 1024));
+    EXPECT_FALSE(ct::is_power_of_two_in(96, 32, 1024));
+    EXPECT_FALSE(ct::is_power_of_two_in(0, 0, 1024));
+    EXPECT_FALSE(ct::is_power_of_two_in(-64, -128, 1024));
+    static_assert(ct::is_power_of_two_in(256, 64, 1024), "usable at compile time");
 }
 
 namespace {

@@ -25,4 +25,13 @@ constexpr bool is_power_of_two(std::uint64_t value) {
     return value != 0 && (value & (value - 1)) == 0;
 }
 
+/// True for a power of two from `min` to `max`, as a block size must be for kernels instantiated
+/// for 32, 64, ..., 1024 threads. The one test behind require_power_of_two_block() and
+/// require_block_size() (cli.hpp), and for code that words a refusal its own way (chapter 3's
+/// per-stage range, thrown as std::invalid_argument).
+constexpr bool is_power_of_two_in(int value, int min, int max) {
+    return value > 0 && value >= min && value <= max &&
+           is_power_of_two(static_cast<std::uint64_t>(value));
+}
+
 }  // namespace cudatutorial

@@ -185,8 +185,7 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64
 
 void require_block_size(int block, const DeviceInfo& device, int min_block,
                         const std::string& option) {
-    if (block < min_block || !is_power_of_two(static_cast<std::uint64_t>(block)) ||
-        block > device.max_threads_per_block) {
+    if (!is_power_of_two_in(block, min_block, device.max_threads_per_block)) {
         throw UsageError(
             option, std::to_string(block) + " is not supported: it must be a power of two from " +
                         std::to_string(min_block) + " to " +
@@ -196,8 +195,7 @@ void require_block_size(int block, const DeviceInfo& device, int min_block,
 
 void require_power_of_two_block(int block, int min_block, int max_block,
                                 const std::string& option) {
-    if (block < min_block || block > max_block ||
-        !is_power_of_two(static_cast<std::uint64_t>(block))) {
+    if (!is_power_of_two_in(block, min_block, max_block)) {
         throw UsageError(option, "must be a power of two from " + std::to_string(min_block) +
                                      " to " + std::to_string(max_block) + "; got " +
                                      std::to_string(block));
