@@ -345,6 +345,47 @@ class MultiGpuGrader(Grader):
         return []
 
 
+class ScanGrader(Grader):
+    """Chapter 8: a block scan inside the chapter's frame (stage 2's down-sweep). Every case scans
+    the whole input, so a wrong element anywhere (a tile's first or last, the tail of a partial
+    tile, a carry between tiles) fails it; inclusive and exclusive alternate, because a down-sweep
+    that forgets to clear the root or shifts by one is right for neither, and 0xFFFFFFFF
+    everywhere (max) makes every prefix wrap around 2^32."""
+    executable = "scan"
+    blocks = [32, 64, 128, 256, 512, 1024]
+    fixed = [  # (n, block, data, kind)
+        (1, 256, "random", "exclusive"), (31, 32, "random", "inclusive"),
+        (33, 64, "max", "exclusive"), (1023, 128, "alternating", "inclusive"),
+        (1024, 1024, "random", "exclusive"), (1025, 256, "max", "inclusive"),
+        (4097, 512, "random", "exclusive"), ((1 << 16) - 1, 32, "ones", "inclusive"),
+        ((1 << 20) + 3, 256, "random", "inclusive"), ((1 << 20) + 3, 1024, "max", "exclusive"),
+        ((1 << 22) + 1, 64, "random", "exclusive"),
+    ]
+
+    def cases(self, seed, large):
+        rng = random.Random(seed)
+        chosen = list(self.fixed) + [(random_size(rng), rng.choice(self.blocks), "random",
+                                      rng.choice(["inclusive", "exclusive"]))]
+        if large:  # 2^31 + 5 ints: 8 GiB in and 8 GiB out
+            chosen.append(((1 << 31) + 5, 256, "random", "exclusive"))
+        return [Case(f"n={n} block={b} data={d} kind={k}",
+                     ["--stage", self.stage, "--n", str(n), "--block", str(b), "--data", d,
+                      "--kind", k, "--seed", str(seed), "--warmup", "1", "--reps", "2"])
+                for n, b, d, k in chosen]
+
+    def timing_args(self, seed):
+        return ["--stage", f"{self.stage},cub", "--n", "2^25", "--seed", str(seed)]
+
+    def sanitize_case(self, seed):
+        # Several tiles and a partial last one, so that the carries between tiles run too.
+        return Case("n=4099 block=256 exclusive",
+                    ["--stage", self.stage, "--n", "4099", "--block", "256", "--kind",
+                     "exclusive", "--seed", str(seed), "--warmup", "0", "--reps", "1"])
+
+    def sanitize_tools(self):
+        return ["memcheck", "racecheck", "synccheck"]
+
+
 GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "first_kernel": FirstKernelGrader,
     "divergence": DivergenceGrader,
@@ -353,4 +394,5 @@ GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "histogram": HistogramGrader,
     "streams": StreamsGrader,
     "multi_gpu": MultiGpuGrader,
+    "scan": ScanGrader,
 }

@@ -422,7 +422,7 @@ class Cases(unittest.TestCase):
     block sizes and data patterns, never the chapters' default seed."""
 
     def test_sizes_blocks_and_data(self):
-        for name in ("reduction", "histogram", "divergence", "nested"):
+        for name in ("reduction", "histogram", "divergence", "nested", "scan"):
             with self.subTest(name):
                 grader = graders.GRADERS[name]("3")
                 cases = grader.cases(seed=7, large=False)
