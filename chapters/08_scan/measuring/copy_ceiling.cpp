@@ -16,7 +16,8 @@ CopyCeiling::CopyCeiling(const cudatutorial::ResultRow& copy_row)
     : gbs_(copy_row.passed ? row_gbs(copy_row) : 0) {}
 
 void CopyCeiling::add_column(cudatutorial::ResultRow& row) const {
-    const double gbs = row_gbs(row);
+    // A failed row's time measures a wrong result (stage 6x's runs end early): no percentage.
+    const double gbs = row.passed ? row_gbs(row) : 0;
     const double percent = gbs_ > 0 && gbs > 0 ? 100.0 * gbs / gbs_
                                                : std::numeric_limits<double>::quiet_NaN();
     row.with("% of copy", percent, 1);

@@ -18,7 +18,7 @@ class CopyCeiling {
     explicit CopyCeiling(const cudatutorial::ResultRow& copy_row);
 
     /// Adds "% of copy" to `row`: its GB/s over the copy's, in percent (missing when either was
-    /// not timed, moved no bytes, or the copy failed its check).
+    /// not timed, moved no bytes, or failed its check).
     void add_column(cudatutorial::ResultRow& row) const;
 
     /// The copy's GB/s, 0 when it cannot serve as the ceiling.
