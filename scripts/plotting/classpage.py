@@ -8,7 +8,8 @@ import re
 
 from .compare import fastest_keys, verdict, verdict_words
 from .results import (base_words, baseline_row, case_name, fmt_ms, fmt_rate, ratio_words,
-                      role, row_key, run_command, same_work, table_words, tuning_choices)
+                      role, row_key, row_label, run_command, same_work, table_words,
+                      tuning_choices)
 from .style import WRONG_WORDS
 
 CSS = """
@@ -95,7 +96,7 @@ def summary_cell(cell):
     if cell is None:
         return "<td>–</td>"
     row = cell["row"]
-    words = f'<span class="star">★</span> {esc(row["id"])} {esc(row["name"])}<br>' \
+    words = f'<span class="star">★</span> {esc(row_label(row))} {esc(row["name"])}<br>' \
             f"<b>{esc(cell['time'])}</b>"
     if cell["baseline"]:
         words += f" · {esc(cell['baseline'])}"

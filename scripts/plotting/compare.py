@@ -9,7 +9,7 @@ import tempfile
 from .figures import plot_comparison
 from .results import (base_words, baseline_row, case_name, chapter_order, fastest_row, fmt_ms,
                       gpu_labels, number, program_words, ratio_words, row_group, row_groups,
-                      row_key, run_command, run_commit, same_work, tuning_choices)
+                      row_key, row_label, run_command, run_commit, same_work, tuning_choices)
 from .runs import InputError, group_by_kind, merged_doc, open_run
 from .style import SAVED_TITLES, check_pinned, import_pyplot
 
@@ -93,9 +93,9 @@ def comparison_cells(docs, gpus, judge=versus, mark=False, worded=False):
     ids, names = [], {}
     for doc in docs:
         for row in doc["rows"]:
-            if row["id"] not in ids:
-                ids.append(row["id"])
-                names[row["id"]] = row["name"]
+            if row_label(row) not in ids:
+                ids.append(row_label(row))
+                names[row_label(row)] = row["name"]
     has_peak = any(row.get("percent_of_peak") is not None for doc in docs for row in doc["rows"])
     has_baseline = any(baseline_row(doc) for doc in docs)
     stars = [fastest_keys(doc) if mark else set() for doc in docs]
@@ -108,7 +108,7 @@ def comparison_cells(docs, gpus, judge=versus, mark=False, worded=False):
     body = []
     for row_id in ids:
         cells = [row_id, names[row_id]]
-        rows = [next((r for r in doc["rows"] if r["id"] == row_id), None) for doc in docs]
+        rows = [next((r for r in doc["rows"] if row_label(r) == row_id), None) for doc in docs]
         for index, row in enumerate(rows):
             ms = row.get("median_ms") if row else None
             pct = row.get("percent_of_peak") if row else None
@@ -229,7 +229,7 @@ def shared_rows_note(stem, docs_by_stem, labels):
                 + (f" (`{command}`)" if command else ""))
         if worst:
             _, k, here, there = worst
-            text += (f"; the two runs differ most in {here['id']} {here['name']}: on "
+            text += (f"; the two runs differ most in {row_label(here)} {here['name']}: on "
                      f"{labels[k]} {fmt_ms(here['median_ms'])} here, "
                      f"{fmt_ms(there['median_ms'])} there")
         notes.append(text + ".")

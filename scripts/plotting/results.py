@@ -69,9 +69,9 @@ def baseline_row(doc):
 
 
 def row_key(row):
-    """A row's key within its table: its id, and its name too (two rows may share an id, as
-    chapter 7's copies between the same two GPUs do)."""
-    return (str(row["id"]), row.get("name", ""))
+    """A row's key within its table: its label (row_label), and its name too (two rows may share
+    an id, as chapter 7's copies between the same two GPUs do)."""
+    return (row_label(row), row.get("name", ""))
 
 
 def role(row, doc):
@@ -118,6 +118,14 @@ def row_base_id(row):
     """'cub' for '4096:cub', else the id."""
     return str(row["id"]).partition(":")[2] if row_group(row) and ":" in str(row["id"]) \
         else str(row["id"])
+
+
+def row_label(row):
+    """A row's id with its bin count, '4096:private', in a table grouped by bin counts (chapter
+    5's wide section: its group is a number, in the "group" field, or before ':' in the id of an
+    older table, so both give the same label); else the id, as the table has it."""
+    group = row_group(row)
+    return f"{group}:{row_base_id(row)}" if group and group.isdigit() else str(row["id"])
 
 
 def row_groups(doc):

@@ -6,7 +6,7 @@ import re
 import textwrap
 
 from .results import (base_words, baseline_row, fastest_ids, figure_title, footer_lines,
-                      number, role, row_key, row_noun, table_words)
+                      number, role, row_base_id, row_group, row_key, row_noun, table_words)
 from .style import (BASELINE_COLOUR, DPI, GPU_COLOURS, MAX_SERIES, MIN_TEXT_PX,
                     REFERENCE_COLOUR, SERIES_STYLES, STAGE_COLOUR, STAR_LEGEND, TICK_PT, VALUE_PT,
                     WRONG_COLOUR, WRONG_WORDS, Figure, balanced_chunks, finish_with_points,
@@ -189,15 +189,14 @@ def block_sweep_figure(plt, docs, labels):
 
 
 def bin_series(doc):
-    """{kernel key: (name, [(bins, GB/s)])} over a wide histogram table ('4096:private')."""
+    """{kernel key: (name, [(bins, GB/s)])} over a wide histogram table: rows grouped by bin
+    count (group "4096", id "private"; older tables: the id '4096:private')."""
     found = {}
     for row in doc["rows"]:
-        if ":" not in str(row["id"]) or row.get("gbs") is None:
+        bins = row_group(row)
+        if not bins or not bins.isdigit() or row.get("gbs") is None:
             continue
-        bins, key = str(row["id"]).split(":", 1)
-        if not bins.isdigit():
-            continue
-        found.setdefault(key, (row["name"], []))[1].append((int(bins), row["gbs"]))
+        found.setdefault(row_base_id(row), (row["name"], []))[1].append((int(bins), row["gbs"]))
     return {key: value for key, value in found.items() if len(value[1]) >= 2}
 
 

@@ -7,6 +7,8 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/cli.hpp"
@@ -39,39 +41,106 @@ std::string join(const std::vector<int>& values) {
     return text;
 }
 
-struct GroupRow {
-    const WideKernel* kernel;
-    ct::ResultRow row;
+// What every bin count's rows share: the options, the kernels chosen, the input (host and
+// device), the output and CUB's workspace.
+struct WideRun {
+    const WideSectionOptions& options;
+    const std::vector<const WideKernel*>& selected;
+    const std::vector<WideValue>& host;
+    const ct::DeviceBuffer<WideValue>& d_input;
+    ct::DeviceBuffer<unsigned int>& d_histogram;
+    WideWorkspace& workspace;
 };
 
-// The speed-ups within one bin count: against CUB, and (cluster rows) against the fastest
-// timed kernel that uses no cluster and is not CUB.
-void add_group_ratios(std::vector<GroupRow>& group) {
-    const auto median = [](const GroupRow& r) -> std::optional<double> {
-        if (!r.row.timed || !r.row.passed || r.row.stats.median_ms <= 0) {
+// How `kernel` runs at `bins`: its launch, its check against `reference` bin by bin, its bytes
+// and its columns. The group is the bin count, so that "x CUB" compares with CUB at the same
+// bin count (the table's baseline, per group).
+ct::StageHooks wide_hooks(WideRun& run, const WideKernel& kernel, const WideArgs& args,
+                          const Histogram& reference, WideShape& shape) {
+    ct::StageHooks hooks;
+    if (kernel.slow) {
+        hooks.adjust_timing = [&run](ct::BenchmarkConfig& config) {
+            config.repetitions = std::min(config.repetitions, run.options.slow_reps);
+            config.warmup = std::min(config.warmup, 1);
+        };
+    }
+    hooks.poison = [&run] { run.d_histogram.fill_bytes(0xff); };  // a forgotten bin shows
+    hooks.launch = [&kernel, args, &shape](cudaStream_t stream) {
+        shape = kernel.launch(args, stream);
+    };
+    hooks.verify = [&run, &reference] {
+        std::vector<unsigned int> result(reference.size());
+        run.d_histogram.copy_to_host(result.data(), result.size());
+        const Comparison comparison = compare_wide_histograms(reference, result);
+        return comparison.equal ? ct::Verification::pass()
+                                : ct::Verification::fail(comparison.detail);
+    };
+    hooks.bytes = ct::MemoryTraffic().reads<WideValue>(args.n);
+    hooks.extras = [&kernel, &shape](ct::ResultRow& row) {
+        // Rows compare within their bin count (x CUB, x best non-cluster), not along one
+        // progression.
+        row.in_progression = false;
+        const bool cub = kernel.role == ct::StageRole::kBaseline;
+        row.with("cluster", kernel.cluster ? std::to_string(kernel.cluster) : "-");
+        row.with("shared/block", cub ? std::string("CUB's own") : kib(shape.shared_bytes));
+        row.with("resident blocks",
+                 shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
+        row.with("grid x block",
+                 cub ? std::string("CUB's own")
+                     : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+        row.with("runs", std::to_string(row.stats.samples));
+    };
+    hooks.group = std::to_string(args.bins);
+    return hooks;
+}
+
+// "x best non-cluster" of one bin count's rows: the fastest verified row without a cluster and
+// other than CUB, over each cluster row. It needs every row of the bin count, so the rows are
+// timed first and added after.
+void add_best_non_cluster(std::vector<std::pair<const WideKernel*, ct::ResultRow>>& rows) {
+    const auto median = [](const ct::ResultRow& row) -> std::optional<double> {
+        if (!row.timed || !row.passed || row.stats.median_ms <= 0) {
             return std::nullopt;
         }
-        return r.row.stats.median_ms;
+        return row.stats.median_ms;
     };
-    std::optional<double> cub;
     std::optional<double> best_other;
-    for (const GroupRow& r : group) {
-        const auto ms = median(r);
-        if (!ms) {
-            continue;
-        }
-        if (r.kernel->role == ct::StageRole::kBaseline) {
-            cub = ms;
-        } else if (r.kernel->cluster == 0) {
+    for (const auto& [kernel, row] : rows) {
+        const auto ms = median(row);
+        if (ms && kernel->role != ct::StageRole::kBaseline && kernel->cluster == 0) {
             best_other = best_other ? std::min(*best_other, *ms) : *ms;
         }
     }
-    for (GroupRow& r : group) {
-        const auto ms = median(r);
-        r.row.with("x best non-cluster", ms && best_other && r.kernel->cluster > 0
-                                             ? ct::format_fixed(*best_other / *ms, 2)
-                                             : std::string("-"));
-        r.row.with("x CUB", ms && cub ? ct::format_fixed(*cub / *ms, 2) : std::string("-"));
+    for (auto& [kernel, row] : rows) {
+        const auto ms = median(row);
+        row.with("x best non-cluster", ms && best_other && kernel->cluster > 0
+                                           ? ct::format_fixed(*best_other / *ms, 2)
+                                           : std::string("-"));
+    }
+}
+
+// One bin count: every selected kernel that can run it (the others are noted as skipped),
+// checked against the CPU reference before and after timing.
+void add_bin_count_rows(ct::TableRun& table, WideRun& run, int bins) {
+    const Histogram reference = wide_reference_histogram(run.host, bins);
+    std::vector<std::pair<const WideKernel*, ct::ResultRow>> rows;
+    for (const WideKernel* kernel : run.selected) {
+        const WideArgs args{run.d_input.data(), run.host.size(),  run.d_histogram.data(), bins,
+                            run.options.block,  run.options.grid, &run.workspace};
+        if (const std::string why_not = kernel->unsupported(args); !why_not.empty()) {
+            // Named as the rows of several bin counts used to be: "65536:private".
+            const std::string where =
+                run.options.bins.size() > 1 ? std::to_string(bins) + ":" + kernel->id : kernel->id;
+            table.add_note("skipped " + where + ": " + why_not);
+            continue;
+        }
+        WideShape shape;
+        rows.emplace_back(
+            kernel, table.time_stage(*kernel, wide_hooks(run, *kernel, args, reference, shape)));
+    }
+    add_best_non_cluster(rows);
+    for (auto& entry : rows) {
+        table.add(std::move(entry.second));
     }
 }
 
@@ -125,63 +194,13 @@ int run_wide_section(const WideSectionOptions& options) {
                          std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
                          ")");
     ct::TableRun table(info, options.common);
+    // One group of rows per bin count, shown in the "bins" column; x CUB compares each row with
+    // CUB at its own bin count.
+    table.set_group_column("bins");
+    table.set_baseline("cub", "CUB");
+    WideRun run{options, selected, host, d_input, d_histogram, workspace};
     for (const int bins : options.bins) {
-        const Histogram reference = wide_reference_histogram(host, bins);
-        std::vector<GroupRow> group;
-        for (const WideKernel* kernel : selected) {
-            const std::string id =
-                options.bins.size() > 1 ? std::to_string(bins) + ":" + kernel->id : kernel->id;
-            const WideArgs args{d_input.data(), n,         d_histogram.data(), bins, options.block,
-                                options.grid,   &workspace};
-            const std::string why_not = kernel->unsupported(args);
-            if (!why_not.empty()) {
-                table.add_note("skipped " + id + ": " + why_not);
-                continue;
-            }
-            ct::StageHooks hooks;
-            if (kernel->slow) {
-                hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
-                    config.repetitions = std::min(config.repetitions, options.slow_reps);
-                    config.warmup = std::min(config.warmup, 1);
-                };
-            }
-            WideShape shape;
-            hooks.poison = [&] { d_histogram.fill_bytes(0xff); };  // a forgotten bin shows
-            hooks.launch = [&](cudaStream_t stream) { shape = kernel->launch(args, stream); };
-            hooks.verify = [&]() {
-                std::vector<unsigned int> result(static_cast<std::size_t>(bins));
-                d_histogram.copy_to_host(result.data(), result.size());
-                const Comparison comparison = compare_wide_histograms(reference, result);
-                return comparison.equal ? ct::Verification::pass()
-                                        : ct::Verification::fail(comparison.detail);
-            };
-            hooks.bytes = static_cast<double>(n * 2);
-            hooks.extras = [&](ct::ResultRow& row) {
-                // Rows compare within each bin count (add_group_ratios), not along one
-                // progression.
-                row.in_progression = false;
-                row.with("bins", std::to_string(bins));
-                row.with("cluster", kernel->cluster ? std::to_string(kernel->cluster) : "-");
-                row.with("shared/block", (kernel->role == ct::StageRole::kBaseline)
-                                             ? std::string("CUB's own")
-                                             : kib(shape.shared_bytes));
-                row.with("resident blocks",
-                         shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
-                row.with("grid x block",
-                         (kernel->role == ct::StageRole::kBaseline)
-                             ? std::string("CUB's own")
-                             : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
-                row.with("runs", std::to_string(row.stats.samples));
-            };
-            ct::StageDescriptor this_bin_count = *kernel;
-            this_bin_count.id = id;
-            // Timed, not yet added: the group's ratios need every row of this bin count.
-            group.push_back({kernel, table.time_stage(this_bin_count, hooks)});
-        }
-        add_group_ratios(group);
-        for (GroupRow& r : group) {
-            table.add(std::move(r.row));
-        }
+        add_bin_count_rows(table, run, bins);
     }
     table.add_note(
         "x best non-cluster: the fastest verified row of the same bin count without a cluster and "
