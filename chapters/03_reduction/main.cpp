@@ -169,9 +169,9 @@ int run(const Options& o) {
     info.set("reps", std::to_string(o.common.repetitions));
 
     // 4. Stages 10-12 run the candidate that a short tuning pass on this input measures fastest
-    //    on this GPU (measuring/adaptive_vectorized.hpp): measured once, before any stage is timed, when
-    //    one of them is selected; what it chose and why go into the header after "reps", and the
-    //    result goes to each Reducer.
+    //    on this GPU (measuring/adaptive_vectorized.hpp): measured once, before any stage is
+    //    timed, when one of them is selected; what it chose and why go into the header after
+    //    "reps", and the result goes to each Reducer.
     std::optional<reduction::adaptive::TuningResult> tuning;
     if (std::any_of(selected.begin(), selected.end(),
                     [](const reduction::StageInfo* stage) { return stage->uses_tuner; })) {

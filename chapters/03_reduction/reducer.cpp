@@ -569,9 +569,8 @@ std::vector<int> Reducer::first_pass_output(const int* d_sum) const {
     const Impl& r = *impl_;
     const bool whole_sum = r.stage->combine == Combine::kCub || r.passes.size() == 1;
     std::vector<int> output(whole_sum ? 1 : r.passes[0].grid);
-    cudatutorial::detail::copy_device_to_host(output.data(),
-                                              whole_sum ? d_sum : r.partials[0].data(),
-                                              output.size() * sizeof(int));
+    cudatutorial::detail::copy_device_to_host(
+        output.data(), whole_sum ? d_sum : r.partials[0].data(), output.size() * sizeof(int));
     return output;
 }
 

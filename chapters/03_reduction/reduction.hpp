@@ -70,9 +70,9 @@ struct StageInfo : cudatutorial::StageDescriptor {
     int min_block = 32;      ///< smallest supported block size (a power of two)
     int max_block = 1024;    ///< largest supported block size (a power of two)
     bool by_default = true;  ///< part of `--stage all`
-    /// Runs one of the compiled candidates of stages/vectorized_candidates.hpp, chosen for the GPU: the
-    /// executable runs the tuning pass before its table when a selected stage says so, and
-    /// passes its result to the stage's Reducer.
+    /// Runs one of the compiled candidates of stages/vectorized_candidates.hpp, chosen for the
+    /// GPU: the executable runs the tuning pass before its table when a selected stage says so,
+    /// and passes its result to the stage's Reducer.
     bool uses_tuner = false;
 };
 

@@ -1,6 +1,6 @@
 // CPU tests of how stages 10-12 derive their candidate from a device's figures
-// (measuring/adaptive_vectorized.hpp): Little's law, the bytes the candidates keep in flight, the L2 hint
-// only from sm_80, and the candidate list itself. No GPU needed.
+// (measuring/adaptive_vectorized.hpp): Little's law, the bytes the candidates keep in flight, the
+// L2 hint only from sm_80, and the candidate list itself. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <set>

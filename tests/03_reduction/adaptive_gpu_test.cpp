@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "measuring/adaptive_vectorized.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
 #include "large_input.hpp"
+#include "measuring/adaptive_vectorized.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
 

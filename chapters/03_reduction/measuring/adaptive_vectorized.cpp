@@ -207,8 +207,7 @@ VectorizedChoice vectorized_choice(const TuningResult* tuning, std::size_t n, in
     }
     // A choice measured for other launches says nothing about these: refuse it rather than run
     // a candidate nobody timed here.
-    if (tuning->device != device || tuning->block != block ||
-        tuning->tuned_n != tuning_size(n)) {
+    if (tuning->device != device || tuning->block != block || tuning->tuned_n != tuning_size(n)) {
         throw std::invalid_argument(
             "the tuning pass was measured on device " + std::to_string(tuning->device) +
             " with block " + std::to_string(tuning->block) + " at N " +
@@ -220,16 +219,15 @@ VectorizedChoice vectorized_choice(const TuningResult* tuning, std::size_t n, in
 
 void describe_choice(const TuningResult& tuning, cudatutorial::RunInfo& header) {
     const VectorizedChoice& atomic = tuning.single_pass_atomic_choice;
-    const std::string persistent = detail::describe_variant(tuning.choice.variant) +
-                                   ", resident/" +
+    const std::string persistent = detail::describe_variant(tuning.choice.variant) + ", resident/" +
                                    std::to_string(tuning.choice.occupancy_divisor) +
                                    " blocks per SM";
     if (atomic.variant == tuning.choice.variant) {
         header.set("stages 10-12 run", persistent);
     } else {  // a one-shot candidate measured fastest: stage 12 runs it
         header.set("stages 10-11 run", persistent);
-        header.set("stage 12 runs", detail::describe_variant(atomic.variant) +
-                                        ", one block per tile of the input");
+        header.set("stage 12 runs",
+                   detail::describe_variant(atomic.variant) + ", one block per tile of the input");
     }
     header.set("stages 10-12 why", atomic.why + "; " + tuning.derived.why);
     header.set("stages 10-12 candidates (ms)", tuning.table);
