@@ -162,11 +162,6 @@ ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function
 
 /// What a chapter gives TableRun::run() (table_run.hpp) or time_stage() for one stage. Only `launch` and `verify` are required.
 struct StageHooks {
-    /// A one-time set-up before the stage is timed, which may write header lines into the run
-    /// information (chapter 3's tuning pass). Several stages may share it, so it must be safe to
-    /// call again: a second call repeats no work and sets the same lines (RunInfo::set keeps a
-    /// key where it first went). Empty: nothing to set up.
-    std::function<void(RunInfo&)> prepare;
     /// Overwrites the stage's outputs before the first run, so that a stage that writes nothing
     /// cannot pass on what an earlier one left. Empty: nothing to overwrite.
     std::function<void()> poison;
@@ -186,13 +181,13 @@ struct StageHooks {
     /// the options' timing as given.
     std::function<void(BenchmarkConfig&)> adjust_timing;
     /// Adds the chapter's own columns (or a remark) to the row, after timing: it may read the
-    /// row's times and verdict, and state the launch left behind (chapter 3's "first pass ms").
+    /// row's times and verdict, and state the launch left behind.
     std::function<void(ResultRow&)> extras;
     /// The row's group (a bin count, a message size); empty: the row keeps none.
     std::string group;
 };
 
-/// One stage timed the way every row is (the steps of the file comment, less `prepare`), with
+/// One stage timed the way every row is (the steps of the file comment), with
 /// `config` as the timing: the row, not added to any table. TableRun::run() makes its rows with
 /// it; a section that prints a layout of its own (chapter 1's copy probe) calls it directly, so
 /// that its numbers come from the same protocol as every table's.

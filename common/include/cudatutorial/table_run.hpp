@@ -6,11 +6,10 @@
 /// run_stage(), add the chapter's columns, add the row, add notes, then finish_table(). Written
 /// once here, they run in the same order in every chapter, and a chapter supplies only what
 /// differs: the run information, and per stage its StageHooks (what to poison, launch and
-/// verify; its extra columns; a set-up to run first; benchmark.hpp). For each stage:
-///  1. `prepare` (a tuning pass that writes its choice into the header);
-///  2. run_stage(): poison, time with the options' timing, verify before and after, make the row;
-///  3. `extras` (the chapter's columns, read after timing), then the row's `group`;
-///  4. the row goes into the table.
+/// verify; its extra columns; benchmark.hpp). For each stage:
+///  1. run_stage(): poison, time with the options' timing, verify before and after, make the row;
+///  2. `extras` (the chapter's columns, read after timing), then the row's `group`;
+///  3. the row goes into the table.
 /// Rows a section times in its own way (chapter 6's timelines, chapter 1's sweep) go in with
 /// add(). finish() is then the one way out: it records the clocks, prints, writes
 /// --csv/--json/--markdown and returns the exit code (finish_table, cli.hpp).

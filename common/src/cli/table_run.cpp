@@ -20,9 +20,6 @@ void TableRun::set_group_column(const std::string& header) {
 }
 
 ResultRow TableRun::time_stage(const StageDescriptor& stage, const StageHooks& hooks) {
-    if (hooks.prepare) {
-        hooks.prepare(table_.info());
-    }
     return cudatutorial::time_stage(stage, hooks, options_.benchmark_config());
 }
 
