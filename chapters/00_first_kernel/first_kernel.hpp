@@ -265,7 +265,7 @@ inline constexpr const char* kAddAlone = "add alone";
 /// (`reset`, untimed), the work timed (`work`) and the check against the CPU (`verify`).
 struct ManagedRow : cudatutorial::StageDescriptor {
     /// kFromHost: each sample starts from inputs the host has just written, so the row is timed
-    /// one sample at a time (measure_from_host). kAddAlone: timed by the harness (TableRun).
+    /// one sample at a time (StageHooks::setup_each_sample). kAddAlone: timed back to back.
     const char* timed = kFromHost;
     bool needs_concurrent_access = false;  ///< skipped without concurrent_managed_access
     void (*reset)(ManagedVectorAdd& data, cudaStream_t stream) = nullptr;
@@ -277,11 +277,5 @@ struct ManagedRow : cudatutorial::StageDescriptor {
 /// The rows in table order: inputs copied (the baseline), faulted over, prefetched; then the add
 /// alone on device memory (the baseline) and on managed memory already resident.
 const std::vector<ManagedRow>& managed_rows();
-
-/// Times a kFromHost row: a first sample then verified, `config.warmup` untimed samples,
-/// `config.repetitions` timed ones, verified again. Every sample runs `reset` and waits for it,
-/// then (after an L2 flush with config.flush_l2) times `work` between two CUDA events.
-cudatutorial::Measurement measure_from_host(const ManagedRow& row, ManagedVectorAdd& data,
-                                            int block, const cudatutorial::BenchmarkConfig& config);
 
 }  // namespace first_kernel

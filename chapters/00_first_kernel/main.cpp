@@ -306,16 +306,6 @@ std::size_t managed_elements(const Options& o) {
     return given ? static_cast<std::size_t>(o.n) : fk::kManagedDefaultN;
 }
 
-// A row whose every sample starts from inputs the host has just written: timed one sample at a
-// time (fk::measure_from_host), then made into a row as the harness makes one.
-ct::ResultRow from_host_row(const fk::ManagedRow& row, fk::ManagedVectorAdd& data, const Options& o,
-                            const ct::BenchmarkConfig& config) {
-    ct::ResultRow result =
-        ct::make_row(row.id, row.name, fk::measure_from_host(row, data, o.block, config), 0.0);
-    ct::apply_stage(row, result);
-    return result;
-}
-
 int run_managed_section(const Options& o, const ct::DeviceInfo& device,
                         const ct::CommonOptions& files) {
     const std::size_t n = managed_elements(o);
@@ -345,21 +335,20 @@ int run_managed_section(const Options& o, const ct::DeviceInfo& device,
             r.in_progression = false;  // ways to place the same data, compared with cudaMalloc
             r.group = row.timed;
         };
-        if (row.timed == std::string(fk::kFromHost)) {
-            ct::ResultRow result = from_host_row(row, data, o, table.options().benchmark_config());
-            not_a_step(result);
-            table.add(std::move(result));
-            continue;
-        }
         ct::StageHooks hooks;
-        hooks.poison = [&] {
-            row.reset(data, nullptr);
-            CT_CHECK(cudaDeviceSynchronize());
-        };
         hooks.launch = [&](cudaStream_t stream) { row.work(data, o.block, stream); };
         hooks.verify = [&] { return row.verify(data); };
-        hooks.bytes = 12.0 * static_cast<double>(n);
         hooks.extras = not_a_step;
+        if (row.timed == std::string(fk::kFromHost)) {
+            // Every sample starts from inputs the host has just written: timed one at a time.
+            hooks.setup_each_sample = [&](cudaStream_t stream) { row.reset(data, stream); };
+        } else {
+            hooks.poison = [&] {
+                row.reset(data, nullptr);
+                CT_CHECK(cudaDeviceSynchronize());
+            };
+            hooks.bytes = ct::MemoryTraffic().reads<float>(2 * n).writes<float>(n);
+        }
         table.run(row, hooks);
     }
     if (!skipped.empty()) {

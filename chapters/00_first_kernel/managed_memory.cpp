@@ -223,42 +223,4 @@ const std::vector<ManagedRow>& managed_rows() {
     return rows;
 }
 
-ct::Measurement measure_from_host(const ManagedRow& row, ManagedVectorAdd& data, int block,
-                                  const ct::BenchmarkConfig& config) {
-    std::unique_ptr<ct::L2Flusher> flusher;
-    if (config.flush_l2) {
-        flusher = std::make_unique<ct::L2Flusher>();
-    }
-    ct::CudaEvent start;
-    ct::CudaEvent stop;
-    const auto sample = [&] {
-        row.reset(data, config.stream);
-        CT_CHECK(cudaStreamSynchronize(config.stream));
-        if (flusher) {
-            flusher->flush(config.stream);
-        }
-        // The stream is idle, so the start event fires at once and the few microseconds the
-        // host takes to issue `work` count too: small against milliseconds of copies or faults.
-        start.record(config.stream);
-        row.work(data, block, config.stream);
-        stop.record(config.stream);
-        stop.synchronize();
-        return static_cast<double>(stop.elapsed_ms_since(start));
-    };
-    ct::Measurement result;
-    sample();
-    result.before = row.verify(data);
-    for (int i = 0; i < config.warmup; ++i) {
-        sample();
-    }
-    std::vector<double> samples;
-    samples.reserve(static_cast<std::size_t>(config.repetitions));
-    for (int i = 0; i < config.repetitions; ++i) {
-        samples.push_back(sample());
-    }
-    result.after = row.verify(data);
-    result.stats = ct::summarize(std::move(samples));
-    return result;
-}
-
 }  // namespace first_kernel

@@ -255,10 +255,17 @@ CopyBandwidthResult measure_copy_bandwidth(int device, std::size_t max_bytes, in
                 config.repetitions = repetitions;
                 config.stream = stream.get();
                 config.hold_stream = pinned;
-                const ct::Measurement measured = ct::measure(launch, verify, config);
+                ct::StageHooks hooks;
+                hooks.launch = launch;
+                hooks.verify = verify;
+                const ct::ResultRow measured = ct::time_stage(
+                    {ct::format_bytes(static_cast<double>(bytes)),
+                     std::string(copy_direction_name(direction)) + " " + host_memory_key(memory),
+                     ""},
+                    hooks, config);
                 m.stats = measured.stats;
-                m.passed = measured.passed();
-                m.detail = measured.failure_detail();
+                m.passed = measured.passed;
+                m.detail = measured.detail;
                 result.measurements.push_back(m);
             }
         }

@@ -52,24 +52,40 @@ std::string size_group(std::uint64_t bytes) {
     return ct::format_bytes(static_cast<double>(bytes));
 }
 
-ct::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
-                            const ct::Measurement& measurement, int gpus, double link_gbs) {
-    ct::ResultRow row = ct::make_row(stage.id, stage.name, measurement, static_cast<double>(bytes));
+ct::StageHooks allreduce_hooks(std::uint64_t bytes, int gpus, double link_gbs) {
+    ct::StageHooks hooks;
+    hooks.bytes = static_cast<double>(bytes);
+    hooks.group = size_group(bytes);
+    hooks.extras = [bytes, gpus, link_gbs](ct::ResultRow& row) {
+        const double algbw =
+            algorithm_bandwidth_gbs(static_cast<double>(bytes), row.stats.median_ms);
+        const double busbw = allreduce_bus_bandwidth_gbs(algbw, gpus);
+        if (gpus > 1) {
+            row.with("busbw GB/s", busbw, 1);
+        } else {
+            row.with("busbw GB/s", "-");
+        }
+        if (gpus > 1 && link_gbs > 0) {
+            row.with("% of link", 100 * busbw / link_gbs, 1);
+        } else {
+            row.with("% of link", "-");
+        }
+    };
+    return hooks;
+}
+
+ct::ResultRow reported_allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
+                                     const ct::Stats& stats, const ct::Verification& verdict,
+                                     int gpus) {
+    ct::ResultRow row;
+    row.timed = true;
+    row.stats = stats;
+    row.passed = verdict.passed;
+    row.detail = verdict.detail;
     ct::apply_stage(stage, row);
-    row.group = size_group(bytes);
-    const double algbw =
-        algorithm_bandwidth_gbs(static_cast<double>(bytes), measurement.stats.median_ms);
-    const double busbw = allreduce_bus_bandwidth_gbs(algbw, gpus);
-    if (gpus > 1) {
-        row.with("busbw GB/s", busbw, 1);
-    } else {
-        row.with("busbw GB/s", "-");
-    }
-    if (gpus > 1 && link_gbs > 0) {
-        row.with("% of link", 100 * busbw / link_gbs, 1);
-    } else {
-        row.with("% of link", "-");
-    }
+    const ct::StageHooks shared = allreduce_hooks(bytes, gpus, 0);
+    row.bytes = shared.bytes;
+    ct::apply_hooks(shared, row);
     return row;
 }
 

@@ -21,11 +21,18 @@ namespace multi_gpu {
 void prepare_allreduce_table(cudatutorial::TableRun& table,
                              const cudatutorial::BenchmarkConfig& config);
 
-/// The row of `stage` at `bytes` over `gpus` GPUs: id and flags from the stage, grouped by size,
-/// busbw GB/s, and % of `link_gbs` when it is known (> 0).
-cudatutorial::ResultRow allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
-                                      const cudatutorial::Measurement& measurement, int gpus,
-                                      double link_gbs);
+/// What every all-reduce row of `bytes` over `gpus` GPUs shares: its bytes, its size group, and
+/// the busbw GB/s and % of `link_gbs` columns (when the link is known, > 0). The caller adds the
+/// poison, the launch (or round trip), the verification and its stream.
+cudatutorial::StageHooks allreduce_hooks(std::uint64_t bytes, int gpus, double link_gbs);
+
+/// The row of a stage timed in another process (the network section's children report their
+/// times through a file): `stats` and `verdict` as reported, then the columns and group of
+/// allreduce_hooks().
+cudatutorial::ResultRow reported_allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
+                                               const cudatutorial::Stats& stats,
+                                               const cudatutorial::Verification& verdict,
+                                               int gpus);
 
 /// Why `stage` does not run at `bytes` over `gpus` GPUs, as a note for the table (once per
 /// table), or empty when it runs: past its largest size, or past the peer-memory kernels' GPU

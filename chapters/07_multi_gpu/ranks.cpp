@@ -236,35 +236,37 @@ ct::ResultRow sharded_reduction_row(const RankEnvironment& env, const Options& o
     if (!shard.empty()) {
         reducer = std::make_unique<reduction::Reducer>(o.reduction_stage, shard.size(), o.block);
     }
-    d_total.fill_bytes(0xff);
-    CT_CHECK(cudaDeviceSynchronize());
-    const ct::Measurement m = ct::measure(
-        [&](cudaStream_t s) {
-            int* partial = reinterpret_cast<int*>(d_partial.data());
-            if (reducer) {
-                reducer->run(d_shard.data(), partial, s);
-            } else {
-                CT_CHECK(cudaMemsetAsync(partial, 0, sizeof(int), s));
-            }
-            detail::nccl_allreduce(comm, {s}, {d_partial.data()}, {d_total.data()}, 1,
-                                   detail::NcclType::kUint32, detail::NcclOp::kSum);
-        },
-        [&] {
-            unsigned int got = 0;
-            d_total.copy_to_host(&got, 1);
-            const int sum = static_cast<int>(got);
-            return sum == expected
-                       ? ct::Verification::pass()
-                       : ct::Verification::fail("rank " + std::to_string(env.rank) + ": sum " +
-                                                std::to_string(sum) + ", expected " +
-                                                std::to_string(expected));
-        },
-        config);
-    ct::ResultRow row = ct::make_row(
-        "reduction", "stage " + o.reduction_stage + " per rank + ncclAllReduce of the partial sums",
-        m, static_cast<double>(n * sizeof(int)));
+    ct::StageHooks hooks;
+    hooks.poison = [&] {
+        d_total.fill_bytes(0xff);
+        CT_CHECK(cudaDeviceSynchronize());
+    };
+    hooks.launch = [&](cudaStream_t s) {
+        int* partial = reinterpret_cast<int*>(d_partial.data());
+        if (reducer) {
+            reducer->run(d_shard.data(), partial, s);
+        } else {
+            CT_CHECK(cudaMemsetAsync(partial, 0, sizeof(int), s));
+        }
+        detail::nccl_allreduce(comm, {s}, {d_partial.data()}, {d_total.data()}, 1,
+                               detail::NcclType::kUint32, detail::NcclOp::kSum);
+    };
+    hooks.verify = [&] {
+        unsigned int got = 0;
+        d_total.copy_to_host(&got, 1);
+        const int sum = static_cast<int>(got);
+        return sum == expected ? ct::Verification::pass()
+                               : ct::Verification::fail("rank " + std::to_string(env.rank) +
+                                                        ": sum " + std::to_string(sum) +
+                                                        ", expected " + std::to_string(expected));
+    };
+    hooks.bytes = ct::MemoryTraffic().reads<int>(n);
+    hooks.group = ct::describe_size(n) + " ints";
+    ct::ResultRow row = ct::time_stage(
+        {"reduction", "stage " + o.reduction_stage + " per rank + ncclAllReduce of the partial sums",
+         ""},
+        hooks, config);
     row.in_progression = false;
-    row.group = ct::describe_size(n) + " ints";
     return row;
 }
 
@@ -322,18 +324,19 @@ void add_team_rows(ct::TableRun& table, RankTeam& team, const RankEnvironment& e
                            " " + size_group(bytes);  // the NVTX range of the timed runs
             std::unique_ptr<TeamAllReducer> reducer =
                 stage.make_team(team, {send.data()}, {recv.data()}, n);
-            const ct::Measurement m = ct::measure(
-                [&](cudaStream_t) { reducer->run(); },
-                [&] {
-                    const std::vector<float> got = recv.to_host();
-                    if (std::memcmp(got.data(), expected.data(), n * sizeof(float)) == 0) {
-                        return ct::Verification::pass();
-                    }
-                    return ct::Verification::fail("rank " + std::to_string(env.rank) +
-                                                  ": all-reduce result differs from the CPU's");
-                },
-                config);
-            table.add(allreduce_row(stage, bytes, m, env.ranks, link_gbs));
+            // No poison hook: recv was poisoned above, before the collective make_team, so that
+            // no peer can have stored into it yet.
+            ct::StageHooks hooks = allreduce_hooks(bytes, env.ranks, link_gbs);
+            hooks.launch = [&](cudaStream_t) { reducer->run(); };
+            hooks.verify = [&] {
+                const std::vector<float> got = recv.to_host();
+                if (std::memcmp(got.data(), expected.data(), n * sizeof(float)) == 0) {
+                    return ct::Verification::pass();
+                }
+                return ct::Verification::fail("rank " + std::to_string(env.rank) +
+                                              ": all-reduce result differs from the CPU's");
+            };
+            table.add(ct::time_stage(stage, hooks, config));
             if (!reducer->remark().empty()) {
                 add_note_once(notes, reducer->remark());
             }
@@ -563,16 +566,17 @@ int launch_network(const Options& o, char** argv) {
         if (f.size() < 10) {
             continue;
         }
-        ct::Measurement m;
-        m.stats.median_ms = std::stod(f[3]);
-        m.stats.min_ms = std::stod(f[4]);
-        m.stats.max_ms = std::stod(f[5]);
-        m.stats.mean_ms = std::stod(f[6]);
-        m.stats.samples = std::stoi(f[7]);
-        m.before = f[8] == "1" ? ct::Verification::pass() : ct::Verification::fail(f[9]);
-        m.after = ct::Verification::pass();
+        ct::Stats stats;
+        stats.median_ms = std::stod(f[3]);
+        stats.min_ms = std::stod(f[4]);
+        stats.max_ms = std::stod(f[5]);
+        stats.mean_ms = std::stod(f[6]);
+        stats.samples = std::stoi(f[7]);
+        const ct::Verification verdict =
+            f[8] == "1" ? ct::Verification::pass() : ct::Verification::fail(f[9]);
         const auto bytes = static_cast<std::uint64_t>(std::stod(f[2]));
-        table.add(allreduce_row(f[0] == "nvlink" ? nvlink : socket, bytes, m, ranks, 0));
+        table.add(reported_allreduce_row(f[0] == "nvlink" ? nvlink : socket, bytes, stats,
+                                         verdict, ranks));
     }
     std::remove(rows_path.c_str());
     table.add_note(

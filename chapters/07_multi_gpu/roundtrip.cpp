@@ -144,9 +144,10 @@ void add_round_trip_rows(ct::TableRun& table, PeerTeam& team,
                 make_round_trip(*stage, team, send_ptr, recv_ptr, n);
             ct::BenchmarkConfig labelled = config;
             labelled.label = "roundtrip stage " + stage->id + " " + size_group(bytes);
-            const ct::Measurement m = ct::measure_round_trip(
-                [&] { caller->call(); }, [&] { return verify_local(team, recv, expected); },
-                labelled);
+            ct::StageHooks hooks = allreduce_hooks(bytes, team.ranks(), link_gbs);
+            hooks.round_trip = [&] { caller->call(); };
+            hooks.verify = [&] { return verify_local(team, recv, expected); };
+            const ct::ResultRow row = ct::time_stage(*stage, hooks, labelled);
             // Every rank ends its kernels, then waits for the others before anything is freed:
             // the peers map these buffers, and their kernels may still be storing into them.
             caller->finish();
@@ -156,7 +157,7 @@ void add_round_trip_rows(ct::TableRun& table, PeerTeam& team,
             }
             caller.reset();
             team.barrier();
-            table.add(allreduce_row(*stage, bytes, m, team.ranks(), link_gbs));
+            table.add(row);
         }
     }
 }

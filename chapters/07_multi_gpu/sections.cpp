@@ -130,13 +130,9 @@ bool run_topology(const std::vector<int>& devices, const Options& o, double& lin
         }
         for (const Case& c : cases) {
             const CopyMeasurement m = measure_copy(c.from, c.to, c.path, o.copy_bytes, config);
-            const std::string arrow = c.path == CopyPath::kPeerBidirectional ? " <-> " : " -> ";
-            ct::ResultRow row = ct::make_row(std::to_string(c.from) + arrow + std::to_string(c.to),
-                                             copy_path_name(c.path), m.measurement, m.bytes);
-            row.in_progression = false;
-            table.add(row);
+            table.add(m.row);
             if (c.path == CopyPath::kPeerAccess && c.from == devices[0] && j == 1) {
-                link_gbs = ct::bandwidth_gbs(m.bytes, m.measurement.stats.median_ms);
+                link_gbs = ct::bandwidth_gbs(m.bytes, m.row.stats.median_ms);
             }
         }
     }
@@ -172,39 +168,45 @@ bool run_scaling(const std::string& section, const std::string& title, const std
             const auto job = make_job.job(gpus, data, combine);
             const DeviceGuard guard(gpus.device(0));
             auto& total = make_job.total();
-            total.fill_bytes(0xff);  // poison: a total that is never written cannot pass
-            gpus.synchronize_devices();
-            ct::BenchmarkConfig config = o.common.benchmark_config();
-            config.stream = gpus.stream(0);
-            // The host combine waits for the GPUs inside each run: it cannot run on a held stream.
-            config.hold_stream = combine != Combine::kHost || g == 1;
-            const ct::Measurement m = ct::measure([&](cudaStream_t) { job->run(total.data()); },
-                                                  [&] { return verify_total(total); }, config);
+            ct::StageHooks hooks;
+            hooks.poison = [&] {
+                total.fill_bytes(0xff);  // a total that is never written cannot pass
+                gpus.synchronize_devices();
+            };
+            hooks.launch = [&](cudaStream_t) { job->run(total.data()); };
+            hooks.verify = [&] { return verify_total(total); };
+            hooks.bytes = bytes;
+            hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
+                config.stream = gpus.stream(0);
+                // The host combine waits for the GPUs inside each run: no held stream for it.
+                config.hold_stream = combine != Combine::kHost || g == 1;
+            };
+            hooks.extras = [&](ct::ResultRow& row) {
+                row.in_progression = false;
+                row.with("GPUs", std::to_string(g));
+                const double median = row.stats.median_ms;
+                if (row.stats.samples > 0 && single_peak > 0) {
+                    row.with("% of G x peak",
+                             ct::format_fixed(ct::percent_of(ct::bandwidth_gbs(bytes, median),
+                                                             single_peak * static_cast<double>(g)),
+                                              1));
+                }
+                // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
+                if (g == 1) {
+                    one_gpu_ms = median;
+                }
+                const bool timed = row.stats.samples > 0 && median > 0 && one_gpu_ms > 0;
+                row.with("efficiency %",
+                         timed ? ct::format_fixed(
+                                     100.0 * one_gpu_ms / median / static_cast<double>(g), 1)
+                               : "-");
+            };
             const std::string id =
                 g == 1 ? "1gpu" : std::to_string(g) + "gpu_" + combine_name(combine);
             const std::string name = g == 1 ? "stage " + stage + ", 1 GPU"
                                             : "stage " + stage + " x " + std::to_string(g) +
                                                   " GPUs, " + combine_name(combine) + " combine";
-            ct::ResultRow row = ct::make_row(id, name, m, bytes);
-            row.in_progression = false;
-            row.with("GPUs", std::to_string(g));
-            if (m.stats.samples > 0 && single_peak > 0) {
-                row.with(
-                    "% of G x peak",
-                    ct::format_fixed(ct::percent_of(ct::bandwidth_gbs(bytes, m.stats.median_ms),
-                                                    single_peak * static_cast<double>(g)),
-                                     1));
-            }
-            // Efficiency = speed-up over one GPU / G: 100% is perfect scaling.
-            if (g == 1) {
-                one_gpu_ms = m.stats.median_ms;
-            }
-            const bool timed = m.stats.samples > 0 && m.stats.median_ms > 0 && one_gpu_ms > 0;
-            row.with("efficiency %",
-                     timed ? ct::format_fixed(
-                                 100.0 * one_gpu_ms / m.stats.median_ms / static_cast<double>(g), 1)
-                           : "-");
-            table.add(row);
+            table.run({id, name, ""}, hooks);
         }
     }
     std::cout << "== " << section << ": " << title << "\n";
@@ -399,19 +401,22 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                 continue;
             }
             const auto reducer = make_all_reducer(stage, gpus, n);
-            for (int g = 0; g < G; ++g) {
-                const DeviceGuard guard(gpus.device(g));
-                recv[g].fill_bytes(0xff);  // NaN everywhere: an element never written cannot pass
-            }
-            gpus.synchronize_devices();
-            ct::BenchmarkConfig config = o.common.benchmark_config();
-            config.stream = gpus.stream(0);
-            config.label = "allreduce stage " + stage.id + " " + size_group(bytes);  // NVTX
+            ct::StageHooks hooks = allreduce_hooks(bytes, G, link_gbs);
+            hooks.poison = [&] {
+                for (int g = 0; g < G; ++g) {
+                    const DeviceGuard guard(gpus.device(g));
+                    recv[g].fill_bytes(0xff);  // NaN: an element never written cannot pass
+                }
+                gpus.synchronize_devices();
+            };
+            hooks.launch = [&](cudaStream_t) { reducer->run(send_ptr, recv_ptr); };
+            hooks.verify = [&] { return verify_allreduce(recv, expected); };
+            hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
+                config.stream = gpus.stream(0);
+                config.label = "allreduce stage " + stage.id + " " + size_group(bytes);  // NVTX
+            };
             const DeviceGuard guard(gpus.device(0));
-            const ct::Measurement m =
-                ct::measure([&](cudaStream_t) { reducer->run(send_ptr, recv_ptr); },
-                            [&] { return verify_allreduce(recv, expected); }, config);
-            table.add(allreduce_row(stage, bytes, m, G, link_gbs));
+            table.run(stage, hooks);
             if (!reducer->remark().empty()) {
                 add_note_once(notes, reducer->remark());
             }
@@ -468,8 +473,8 @@ double measure_link_gbs(int from, int to, const Options& o) {
     const CopyMeasurement link =
         measure_copy(from, to, CopyPath::kPeerAccess,
                      std::min<std::size_t>(o.copy_bytes, std::size_t{1} << 28), quick);
-    return link.measurement.passed()
-               ? ct::bandwidth_gbs(link.bytes, link.measurement.stats.median_ms)
+    return link.row.passed
+               ? ct::bandwidth_gbs(link.bytes, link.row.stats.median_ms)
                : 0.0;
 }
 

@@ -108,7 +108,15 @@ CopyMeasurement measure_copy(int from, int to, CopyPath path, std::size_t bytes,
     result.from = from;
     result.to = to;
     result.bytes = static_cast<double>(bytes) * (path == CopyPath::kPeerBidirectional ? 2 : 1);
-    result.measurement = ct::measure(copy, verify, config);
+    ct::StageHooks hooks;
+    hooks.launch = copy;
+    hooks.verify = verify;
+    hooks.bytes = result.bytes;
+    const char* arrow = path == CopyPath::kPeerBidirectional ? " <-> " : " -> ";
+    result.row = ct::time_stage(
+        {std::to_string(from) + arrow + std::to_string(to), copy_path_name(path), ""}, hooks,
+        config);
+    result.row.in_progression = false;  // a path of the machine, not a step of a progression
     return result;
 }
 

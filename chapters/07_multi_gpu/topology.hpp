@@ -15,7 +15,9 @@ struct CopyMeasurement {
     int to = 0;                             ///< destination device ordinal
     CopyPath path = CopyPath::kPeerAccess;  ///< how the bytes travel
     double bytes = 0;                       ///< bytes moved per run (both directions counted)
-    cudatutorial::Measurement measurement;  ///< timing and verification
+    /// The copy's row, timed and verified as every table row is (id "from -> to", the path's
+    /// name, outside the x prev chain).
+    cudatutorial::ResultRow row;
 };
 
 /// Copies `bytes` from GPU `from` to GPU `to` (and back at the same time for

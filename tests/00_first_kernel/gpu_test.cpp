@@ -254,10 +254,19 @@ TEST(FirstKernelGpu, ManagedRowsFromTheHostTimeEverySampleAndStayCorrect) {
             continue;
         }
         SCOPED_TRACE(row.id);
-        const ct::Measurement measured = fk::measure_from_host(row, data, 256, config);
-        EXPECT_TRUE(measured.passed()) << measured.failure_detail();
+        int setups = 0;
+        ct::StageHooks hooks;
+        hooks.setup_each_sample = [&](cudaStream_t stream) {
+            ++setups;
+            row.reset(data, stream);
+        };
+        hooks.launch = [&](cudaStream_t stream) { row.work(data, 256, stream); };
+        hooks.verify = [&] { return row.verify(data); };
+        const ct::ResultRow measured = ct::time_stage(row, hooks, config);
+        EXPECT_TRUE(measured.passed) << measured.detail;
         EXPECT_EQ(measured.stats.samples, 3);
         EXPECT_GT(measured.stats.median_ms, 0.0);
+        EXPECT_EQ(setups, 1 + 1 + 3);  // the validated sample, one warm-up, three timed
     }
 }
 

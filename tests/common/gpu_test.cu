@@ -184,7 +184,7 @@ TEST(HarnessGpu, TimesACorrectKernelAndValidatesBeforeAndAfter) {
     EXPECT_LT(m.stats.median_ms, 50.0);  // 8 MiB moved: far below 50 ms on any supported GPU
 }
 
-TEST(HarnessGpu, RunStagePoisonsMeasuresAndFillsTheRowFromTheDescriptor) {
+TEST(HarnessGpu, TimeStagePoisonsMeasuresAndFillsTheRowFromTheDescriptor) {
     CT_REQUIRE_GPU();
     ScaleFixture f;
     f.out.fill_bytes(0);
@@ -193,18 +193,18 @@ TEST(HarnessGpu, RunStagePoisonsMeasuresAndFillsTheRowFromTheDescriptor) {
     ct::BenchmarkConfig config;
     config.warmup = 1;
     config.repetitions = 5;
-    const ct::ResultRow row = ct::run_stage(
-        stage,
-        [&] {
-            ++poisoned;
-            f.out.fill_bytes(0xff);
-        },
-        [&](cudaStream_t stream) {
-            scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN,
-                                                                 3);
-            CT_CHECK_LAUNCH();
-        },
-        [&] { return f.verify(); }, 2.0 * f.kN * sizeof(int), config);
+    ct::StageHooks hooks;
+    hooks.poison = [&] {
+        ++poisoned;
+        f.out.fill_bytes(0xff);
+    };
+    hooks.launch = [&](cudaStream_t stream) {
+        scale_kernel<<<(f.kN + 255) / 256, 256, 0, stream>>>(f.in.data(), f.out.data(), f.kN, 3);
+        CT_CHECK_LAUNCH();
+    };
+    hooks.verify = [&] { return f.verify(); };
+    hooks.bytes = ct::MemoryTraffic().reads<int>(f.kN).writes<int>(f.kN);
+    const ct::ResultRow row = ct::time_stage(stage, hooks, config);
     EXPECT_EQ(poisoned, 1);
     EXPECT_TRUE(row.passed) << row.detail;
     EXPECT_TRUE(row.timed);
@@ -215,7 +215,7 @@ TEST(HarnessGpu, RunStagePoisonsMeasuresAndFillsTheRowFromTheDescriptor) {
     EXPECT_EQ(row.stats.samples, 5);
 }
 
-TEST(HarnessGpu, RunStageFailsAStageThatWritesNothingOverThePoison) {
+TEST(HarnessGpu, TimeStageFailsAStageThatWritesNothingOverThePoison) {
     CT_REQUIRE_GPU();
     ScaleFixture f;
     // A correct result left in the output by an earlier run: without the poison, a stage that
@@ -225,9 +225,11 @@ TEST(HarnessGpu, RunStageFailsAStageThatWritesNothingOverThePoison) {
     CT_CHECK(cudaDeviceSynchronize());
     ASSERT_TRUE(f.verify().passed);
     const ct::StageDescriptor stage{"0", "writes_nothing", "forgets its output"};
-    const ct::ResultRow row = ct::run_stage(
-        stage, [&] { f.out.fill_bytes(0xff); }, [](cudaStream_t) {}, [&] { return f.verify(); },
-        0.0, ct::BenchmarkConfig{});
+    ct::StageHooks hooks;
+    hooks.poison = [&] { f.out.fill_bytes(0xff); };
+    hooks.launch = [](cudaStream_t) {};
+    hooks.verify = [&] { return f.verify(); };
+    const ct::ResultRow row = ct::time_stage(stage, hooks, ct::BenchmarkConfig{});
     EXPECT_FALSE(row.passed);
 }
 

@@ -419,12 +419,16 @@ PipelineResult run_pipeline(const PipelineConfig& config, int device) {
             run.ideal_ms = schedule == Schedule::kOneStream
                                ? result.stages.sum_ms()
                                : ideal_pipeline_ms(result.stages, chunks, result.copy_engines);
-            const ct::Measurement m = ct::measure(
-                [&](cudaStream_t s) { runner.issue(schedule, chunks, s, ++addend, false); },
-                [&] { return runner.verify(addend); }, timing);
-            run.total_ms = m.stats;
-            run.passed = m.passed();
-            run.detail = m.failure_detail();
+            ct::StageHooks hooks;
+            hooks.launch = [&](cudaStream_t s) {
+                runner.issue(schedule, chunks, s, ++addend, false);
+            };
+            hooks.verify = [&] { return runner.verify(addend); };
+            const ct::ResultRow timed = ct::time_stage(
+                {std::to_string(chunks), schedule_key(schedule), ""}, hooks, timing);
+            run.total_ms = timed.stats;
+            run.passed = timed.passed;
+            run.detail = timed.detail;
             if (chunks == config.shown_chunks) {
                 runner.issue(schedule, chunks, main_stream.get(), ++addend, true);
                 CT_CHECK(cudaStreamSynchronize(main_stream.get()));

@@ -61,7 +61,7 @@ struct BenchmarkConfig {
     /// back to back per sample, the sample divided by k. Not with flush_l2 (the flush would be
     /// timed too).
     int calls_per_sample = 1;
-    /// The NVTX range around the timed runs, e.g. "stage 3 sequential_addressing" (run_stage
+    /// The NVTX range around the timed runs, e.g. "stage 3 sequential_addressing" (time_stage
     /// sets it); empty: no range.
     std::string label;
 };
@@ -140,27 +140,23 @@ Measurement measure_round_trip(const RoundTripFunction& call, const VerifyFuncti
 /// measure_round_trip times a call: the least a launched call costs its caller.
 Stats round_trip_floor(const BenchmarkConfig& config);
 
+/// Untimed work the host does before each sample (it writes the inputs again), on the stream.
+using SetupFunction = std::function<void(cudaStream_t)>;
+
+/// Samples that each need an untimed set-up first (inputs the host has just written, so that
+/// every sample pays the copies or page faults a first use pays): one sample at a time, `setup`,
+/// a stream synchronize, then `launch` between two events. Calls both once and validates, makes
+/// `warmup` untimed samples, times `repetitions`, validates again; with config.flush_l2 the L2
+/// is flushed after each set-up. config.hold_stream and calls_per_sample are not used.
+Measurement measure_after_setup(const SetupFunction& setup, const LaunchFunction& launch,
+                                const VerifyFunction& verify, const BenchmarkConfig& config);
+
 /// A row from a measurement: timed, PASS/FAIL from both validations, detail from the failure.
 ResultRow make_row(const std::string& id, const std::string& name, const Measurement& measurement,
                    double bytes);
 
-/// One stage, the way every chapter runs it (through TableRun::run, table_run.hpp): `poison` its
-/// outputs (so that a stage that writes nothing cannot pass on what an earlier stage left),
-/// measure() it, and make its row: id, name, idea and flags from the descriptor's role
-/// (stage.hpp), PASS/FAIL from both validations, `bytes` moved per run for the GB/s column.
-/// `poison` may be empty. The timed runs are the NVTX range config.label, or "stage <id> <name>"
-/// when the config names none.
-ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
-                    const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
-                    const BenchmarkConfig& config);
-
-/// run_stage() for a call timed on the host one at a time: measure_round_trip() in place of
-/// measure() (TableRun::run with StageHooks::round_trip).
-ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function<void()>& poison,
-                               const RoundTripFunction& call, const VerifyFunction& verify,
-                               double bytes, const BenchmarkConfig& config);
-
-/// What a chapter gives TableRun::run() (table_run.hpp) or time_stage() for one stage. Only `launch` and `verify` are required.
+/// What a chapter gives TableRun::run() (table_run.hpp) or time_stage() for one stage: `verify`
+/// and one of `launch` and `round_trip` are required.
 struct StageHooks {
     /// Overwrites the stage's outputs before the first run, so that a stage that writes nothing
     /// cannot pass on what an earlier one left. Empty: nothing to overwrite.
@@ -172,6 +168,10 @@ struct StageHooks {
     /// benchmark.hpp): for a caller's view of a launch + synchronize, or a resident kernel that
     /// has no launch for CUDA events to bracket. Set one of `launch` and `round_trip`.
     RoundTripFunction round_trip;
+    /// With `launch`: untimed work before every sample (measure_after_setup): the host writes the
+    /// inputs again, so that each timed run starts where a first use starts. Empty: the runs are
+    /// timed back to back (measure).
+    SetupFunction setup_each_sample;
     /// Checks the result against the CPU reference (called with the device idle).
     VerifyFunction verify;
     /// Bytes one run moves, for the GB/s column (MemoryTraffic counts them by element type); 0:
@@ -187,8 +187,12 @@ struct StageHooks {
     std::string group;
 };
 
-/// One stage timed the way every row is (the steps of the file comment), with
-/// `config` as the timing: the row, not added to any table. TableRun::run() makes its rows with
+/// One stage timed the way every row is, with `config` as the timing (changed by
+/// `adjust_timing`): `poison`, then measure() (or measure_round_trip(), measure_after_setup(),
+/// as the hooks say) inside the NVTX range config.label or "stage <id> <name>", the row made
+/// from the measurement (PASS/FAIL from both validations, `bytes` for GB/s) with the id, name,
+/// idea and flags of the stage's role (stage.hpp), then `extras` and `group`. The row is not
+/// added to any table. TableRun::run() makes its rows with
 /// it; a section that prints a layout of its own (chapter 1's copy probe) calls it directly, so
 /// that its numbers come from the same protocol as every table's.
 ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,

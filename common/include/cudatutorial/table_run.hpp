@@ -3,11 +3,12 @@
 /// ending that prints the table and writes its files.
 ///
 /// Every chapter's table takes the same steps: make the table, time each selected stage with
-/// run_stage(), add the chapter's columns, add the row, add notes, then finish_table(). Written
+/// time_stage() (benchmark.hpp), add the chapter's columns, add the row, add notes, then
+/// finish_table(). Written
 /// once here, they run in the same order in every chapter, and a chapter supplies only what
 /// differs: the run information, and per stage its StageHooks (what to poison, launch and
 /// verify; its extra columns; benchmark.hpp). For each stage:
-///  1. run_stage(): poison, time with the options' timing, verify before and after, make the row;
+///  1. time_stage(): poison, time with the options' timing, verify before and after, make the row;
 ///  2. `extras` (the chapter's columns, read after timing), then the row's `group`;
 ///  3. the row goes into the table.
 /// Rows a section times in its own way (chapter 6's timelines, chapter 1's sweep) go in with

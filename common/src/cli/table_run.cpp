@@ -1,4 +1,4 @@
-// One run of a chapter's table (table_run.hpp): the stage protocol around run_stage(), and the
+// One run of a chapter's table (table_run.hpp): the stage protocol around time_stage(), and the
 // one call of finish_table().
 #include "cudatutorial/table_run.hpp"
 

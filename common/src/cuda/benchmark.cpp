@@ -31,41 +31,6 @@ ResultRow make_row(const std::string& id, const std::string& name, const Measure
     return row;
 }
 
-namespace {
-// The NVTX range of a stage's timed runs: the config's own label, else "stage <id> <name>".
-BenchmarkConfig labelled(const StageDescriptor& stage, const BenchmarkConfig& config) {
-    BenchmarkConfig result = config;
-    if (result.label.empty()) {
-        result.label = "stage " + stage.id + " " + stage.name;
-    }
-    return result;
-}
-}  // namespace
-
-ResultRow run_stage(const StageDescriptor& stage, const std::function<void()>& poison,
-                    const LaunchFunction& launch, const VerifyFunction& verify, double bytes,
-                    const BenchmarkConfig& config) {
-    if (poison) {
-        poison();
-    }
-    ResultRow row =
-        make_row(stage.id, stage.name, measure(launch, verify, labelled(stage, config)), bytes);
-    apply_stage(stage, row);
-    return row;
-}
-
-ResultRow run_round_trip_stage(const StageDescriptor& stage, const std::function<void()>& poison,
-                               const RoundTripFunction& call, const VerifyFunction& verify,
-                               double bytes, const BenchmarkConfig& config) {
-    if (poison) {
-        poison();
-    }
-    ResultRow row = make_row(stage.id, stage.name,
-                             measure_round_trip(call, verify, labelled(stage, config)), bytes);
-    apply_stage(stage, row);
-    return row;
-}
-
 void apply_hooks(const StageHooks& hooks, ResultRow& row) {
     if (hooks.extras) {
         hooks.extras(row);
@@ -77,18 +42,29 @@ void apply_hooks(const StageHooks& hooks, ResultRow& row) {
 
 ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,
                      const BenchmarkConfig& base_config) {
+    if (static_cast<bool>(hooks.launch) == static_cast<bool>(hooks.round_trip) ||
+        (hooks.setup_each_sample && !hooks.launch)) {
+        throw std::logic_error("stage " + stage.id + " " + stage.name +
+                               ": its hooks must set one of launch and round_trip (and "
+                               "setup_each_sample only with launch)");
+    }
     BenchmarkConfig config = base_config;
     if (hooks.adjust_timing) {
         hooks.adjust_timing(config);
     }
-    if (static_cast<bool>(hooks.launch) == static_cast<bool>(hooks.round_trip)) {
-        throw std::logic_error("stage " + stage.id + " " + stage.name +
-                               ": its hooks must set one of launch and round_trip");
+    if (config.label.empty()) {
+        config.label = "stage " + stage.id + " " + stage.name;
     }
-    ResultRow row = hooks.launch ? run_stage(stage, hooks.poison, hooks.launch, hooks.verify,
-                                             hooks.bytes, config)
-                                 : run_round_trip_stage(stage, hooks.poison, hooks.round_trip,
-                                                        hooks.verify, hooks.bytes, config);
+    if (hooks.poison) {
+        hooks.poison();
+    }
+    const Measurement measurement =
+        hooks.round_trip          ? measure_round_trip(hooks.round_trip, hooks.verify, config)
+        : hooks.setup_each_sample ? measure_after_setup(hooks.setup_each_sample, hooks.launch,
+                                                        hooks.verify, config)
+                                  : measure(hooks.launch, hooks.verify, config);
+    ResultRow row = make_row(stage.id, stage.name, measurement, hooks.bytes);
+    apply_stage(stage, row);
     apply_hooks(hooks, row);
     return row;
 }
@@ -297,6 +273,51 @@ Measurement measure(const LaunchFunction& launch, const VerifyFunction& verify,
     result.stats = time_repeated(launch, config);
     CT_CHECK(cudaDeviceSynchronize());
     result.after = verify();
+    return result;
+}
+
+Measurement measure_after_setup(const SetupFunction& setup, const LaunchFunction& launch,
+                                const VerifyFunction& verify, const BenchmarkConfig& config) {
+    if (config.repetitions < 1 || config.warmup < 0) {
+        throw std::invalid_argument("measure_after_setup: repetitions must be >= 1, warmup >= 0");
+    }
+    std::unique_ptr<L2Flusher> flusher;
+    if (config.flush_l2) {
+        flusher = std::make_unique<L2Flusher>();
+    }
+    CudaEvent start;
+    CudaEvent stop;
+    const auto sample = [&] {
+        setup(config.stream);
+        CT_CHECK(cudaStreamSynchronize(config.stream));
+        if (flusher) {
+            flusher->flush(config.stream);
+        }
+        // The stream is idle, so the start event fires at once and the few microseconds the host
+        // takes to issue `launch` count too: small against the copies or faults this is for.
+        start.record(config.stream);
+        launch(config.stream);
+        stop.record(config.stream);
+        stop.synchronize();
+        return static_cast<double>(stop.elapsed_ms_since(start));
+    };
+    Measurement result;
+    sample();
+    result.before = verify();
+    for (int i = 0; i < config.warmup; ++i) {
+        sample();
+    }
+    const NvtxRange range(config.label);
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(config.repetitions));
+    for (int i = 0; i < config.repetitions; ++i) {
+        samples.push_back(sample());
+        if (i % 64 == 0) {
+            observe_clocks();  // between samples: NVML's call is never timed
+        }
+    }
+    result.after = verify();
+    result.stats = summarize(std::move(samples));
     return result;
 }
 
