@@ -130,18 +130,23 @@ Comparison compare_histograms(const Histogram& reference, const Histogram& resul
 Comparison compare_counts(const Histogram& reference, const Histogram& result,
                           const std::function<std::string(int)>& bin_label);
 
-/// What a stage keeps between its launches on one device: CUB's temporary storage, allocated on
-/// first use, outside the timed runs (the harness validates one run before it starts timing),
-/// and stage 8's candidate.
+/// CUB's temporary storage for one problem (the byte and the wide baselines both use it),
+/// allocated on first use, outside the timed runs (the harness validates one run before it
+/// starts timing). Its size is asked for once per problem: a query costs host time, and host
+/// time before a launch shows up in the timed interval.
+struct CubTempStorage {
+    cudatutorial::DeviceBuffer<unsigned char> buffer;
+    std::size_t bytes = 0;    ///< the size CUB asked for (at least 1)
+    std::size_t query_n = 0;  ///< the problem it was asked for: the samples,
+    int query_bins = -1;      ///< and a key of the bins
+};
+
+/// What a stage keeps between its launches on one device: CUB's temporary storage and bin
+/// boundaries, and stage 8's candidate.
 struct Workspace {
-    cudatutorial::DeviceBuffer<unsigned char> cub_temp;  ///< CUB's temporary storage
-    cudatutorial::DeviceBuffer<int> cub_levels;          ///< bin boundaries for HistogramRange
-    std::vector<int> cub_levels_host;                    ///< what cub_levels holds
-    /// CUB's temporary-storage size for (n, binning), queried once: a query costs host time,
-    /// and host time before a launch shows up in the timed interval.
-    std::size_t cub_query_n = 0;
-    int cub_query_bins = -1;
-    std::size_t cub_temp_bytes = 0;
+    CubTempStorage cub_temp;                     ///< CUB's temporary storage
+    cudatutorial::DeviceBuffer<int> cub_levels;  ///< bin boundaries for HistogramRange
+    std::vector<int> cub_levels_host;            ///< what cub_levels holds
     /// Stage 8's candidate (adaptive_counts.hpp: an index into kRawCountVariants) for the
     /// binning `raw_count_binning`. Whoever runs stage 8 may choose it first (the executable
     /// stores its tuning pass's choice here, before the table); left at -1, or chosen for

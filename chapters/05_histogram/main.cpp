@@ -252,15 +252,10 @@ int run(const Options& options) {
             {{"Byte stages (--section stages)", ct::descriptors(hg::stages())},
              {"Wide kernels (--section wide)", ct::descriptors(hg::wide_kernels())}});
     }
-    // --block is a power of two (its validator); one warp to 1,024, the limit of every GPU, is
-    // known without a device: --block 16 or 2048 exits with 2 on a machine without a GPU too.
-    // The device's own limit is checked once it is open.
-    if (options.block < 32 || options.block > 1024) {
-        throw ct::UsageError("--block", std::to_string(options.block) +
-                                            " is not supported: it must be a power of two from 32 "
-                                            "(one warp) to 1024 (no GPU launches more threads per "
-                                            "block)");
-    }
+    // One warp to 1,024 threads, the limit of every GPU, is known without a device: --block 16
+    // or 2048 exits with 2 on a machine without a GPU too. The device's own limit is checked
+    // once it is open.
+    ct::require_power_of_two_block(options.block);
     Run r{options, options.sections};
     const bool wide = section_table().wanted(r.sections, "wide");
     const bool stages = section_table().wanted(r.sections, "stages");

@@ -66,10 +66,7 @@ Comparison compare_wide_histograms(const Histogram& reference, const Histogram& 
 
 /// CUB's temporary storage, allocated on the first (validated, untimed) run.
 struct WideWorkspace {
-    cudatutorial::DeviceBuffer<unsigned char> cub_temp;
-    std::size_t cub_query_n = 0;
-    int cub_query_bins = -1;
-    std::size_t cub_temp_bytes = 0;
+    CubTempStorage cub_temp;
 };
 
 /// Everything a wide kernel's launch needs.

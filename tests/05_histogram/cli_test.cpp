@@ -36,8 +36,8 @@ TEST(HistogramCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
          UsageCase{"--n lots", "--n", "lots"},
          UsageCase{"--block 100", "--block", "not a power of two"},
          UsageCase{"--block 0", "--block", "not a power of two"},
-         UsageCase{"--block 16", "--block", "16 is not supported"},
-         UsageCase{"--block 1", "--block", "1 is not supported"},
+         UsageCase{"--block 16", "--block", "from 32 to 1024; got 16"},
+         UsageCase{"--block 1", "--block", "from 32 to 1024; got 1"},
          UsageCase{"--grid -1", "--grid", "out of range"},
          UsageCase{"--stage 99", "--stage", "'99' is not a stage"},
          UsageCase{"--stage 1,nope", "--stage", "'nope' is not a stage"},
@@ -50,14 +50,14 @@ TEST(HistogramCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
 TEST(HistogramCli, BlocksSmallerThanAWarpAreRefusedBeforeTheDevice) {
     // Checked before select_device: 2 with or without a GPU, and the message says the limit.
     expect_usage_errors(HISTOGRAM_BIN,
-                        {UsageCase{"--block 16 --n 1000", "--block", "from 32 (one warp)"}});
+                        {UsageCase{"--block 16 --n 1000", "--block", "from 32 to 1024"}});
 }
 
 TEST(HistogramCli, BlockSizesAboveEveryGpusLimitAreRefusedBeforeTheDevice) {
     // No GPU launches more than 1,024 threads per block: 2 with or without a GPU, in every
     // section.
     expect_usage_errors(HISTOGRAM_BIN,
-                        {UsageCase{"--block 2048 --n 1000", "--block", "2048 is not supported"},
+                        {UsageCase{"--block 2048 --n 1000", "--block", "got 2048"},
                          UsageCase{"--block 2048 --section wide --n 1000", "--block", "to 1024"}});
 }
 

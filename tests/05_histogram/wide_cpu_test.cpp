@@ -193,7 +193,7 @@ TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
          UsageCase{"--section wide --bin-width 2", "--bin-width", "applies to --section stages"},
          UsageCase{"--section wide --input CMakeLists.txt", "--input", "applies to"},
          UsageCase{"--section wide --stage 3", "--stage", "'3' is not a stage (ids: global"},
-         UsageCase{"--section wide --block 16", "--block", "16 is not supported"},
+         UsageCase{"--section wide --block 16", "--block", "got 16"},
          UsageCase{"--section wide --n 2^33", "--n", "at most 4294967295 16-bit values"},
          UsageCase{"--section stages --wide-bins 256", "--wide-bins", "applies to the wide"},
          UsageCase{"--bins bytes --wide-bins 256", "--wide-bins", "applies to the wide"},

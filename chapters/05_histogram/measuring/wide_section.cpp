@@ -165,11 +165,7 @@ int run_wide_section(const WideSectionOptions& options) {
                                         std::to_string(kMaxInputBytes) + " 16-bit values");
     }
     const std::vector<const WideKernel*> selected = select_wide_kernels(options.kernels);
-    if (options.block < 32) {  // the device's upper limit is checked once a device is selected
-        throw ct::UsageError("--block", std::to_string(options.block) +
-                                            " is not supported: it must be a power of two from 32 "
-                                            "(one warp) to the device's limit");
-    }
+    ct::require_power_of_two_block(options.block);  // the device's own limit once it is open
 
     const ct::DeviceInfo device = ct::select_device(options.common.device);
     ct::require_block_size(options.block, device);

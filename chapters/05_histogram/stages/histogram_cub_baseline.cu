@@ -10,7 +10,6 @@
 // exact boundaries; with byte samples both calls do the same work.
 #include <cub/device/device_histogram.cuh>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "histogram_device.cuh"
@@ -57,25 +56,9 @@ LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream) {
                                                     levels, workspace.cub_levels.data(), samples,
                                                     stream);
     };
-    // Ask CUB for its temporary-storage size once per problem (a size query does no device
-    // work), and never hand it a null pointer for real work: null means "only tell me the
-    // size", and the histogram would silently stay uncleared. Allocate at least one byte.
-    const int key_bins = args.binning.kind == Binning::Kind::kBytes ? 256 : -args.binning.width;
-    if (workspace.cub_query_n != args.n || workspace.cub_query_bins != key_bins ||
-        workspace.cub_temp.empty()) {
-        std::size_t needed = 0;
-        CT_CHECK(call(nullptr, needed));
-        workspace.cub_query_n = args.n;
-        workspace.cub_query_bins = key_bins;
-        workspace.cub_temp_bytes = std::max<std::size_t>(needed, 1);
-        if (workspace.cub_temp.size() < workspace.cub_temp_bytes) {
-            workspace.cub_temp =
-                cudatutorial::DeviceBuffer<unsigned char>(workspace.cub_temp_bytes);
-        }
-    }
-    std::size_t temp_bytes = workspace.cub_temp_bytes;
-    CT_CHECK(call(workspace.cub_temp.data(), temp_bytes));
-    CT_CHECK_LAUNCH();
+    // The bins' key of the size query: 256 for bytes, -width for letters.
+    const int bins_key = args.binning.kind == Binning::Kind::kBytes ? 256 : -args.binning.width;
+    detail::call_with_cub_temp(workspace.cub_temp, args.n, bins_key, call);
     return LaunchShape{0, 0};
 }
 

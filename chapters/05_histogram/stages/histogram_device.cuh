@@ -80,6 +80,27 @@ int resolve_grid(Kernel kernel, int requested, int block, std::size_t shared_byt
     return static_cast<int>(std::max<std::size_t>(1, std::min(fill, needed)));
 }
 
+/// Makes a CUB DeviceHistogram call, `call(temp, temp_bytes)`, with its temporary storage: the
+/// size asked for once per problem (n samples, a key of the bins), the storage grown to it, and
+/// never a null pointer for real work: null means "only tell me the size", and the histogram
+/// would silently stay uncleared. Allocates at least one byte.
+template <typename CubCall>
+void call_with_cub_temp(CubTempStorage& temp, std::size_t n, int bins_key, const CubCall& call) {
+    if (temp.query_n != n || temp.query_bins != bins_key || temp.buffer.empty()) {
+        std::size_t needed = 0;
+        CT_CHECK(call(nullptr, needed));
+        temp.query_n = n;
+        temp.query_bins = bins_key;
+        temp.bytes = std::max<std::size_t>(needed, 1);
+        if (temp.buffer.size() < temp.bytes) {
+            temp.buffer = cudatutorial::DeviceBuffer<unsigned char>(temp.bytes);
+        }
+    }
+    std::size_t temp_bytes = temp.bytes;
+    CT_CHECK(call(temp.buffer.data(), temp_bytes));
+    CT_CHECK_LAUNCH();
+}
+
 /// Zeroes the output histogram: every launch starts from zero, so a second run cannot add to
 /// the first (the seed's host code never cleared it).
 inline void clear_histogram(const StageArgs& args, cudaStream_t stream) {

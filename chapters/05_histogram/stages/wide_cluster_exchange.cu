@@ -165,33 +165,23 @@ std::string wide_cluster_unsupported(const WideArgs& args, int cluster_size) {
 
 WideShape launch_wide_cluster(const WideArgs& args, int cluster_size, cudaStream_t stream) {
     detail::clear_wide_histogram(args, stream);
-    WideShape shape;
-    shape.block = args.block;
-    shape.cluster = cluster_size;
-    shape.shared_bytes = wide_cluster_shared_bytes(args.bins, cluster_size);
-    const int resident =
-        detail::max_active_clusters(kernel_key(), args.block, shape.shared_bytes, cluster_size);
-    shape.resident_blocks = resident * cluster_size;
+    WideShape shape = detail::cluster_shape(kernel_key(), args, cluster_size,
+                                            wide_cluster_shared_bytes(args.bins, cluster_size));
     if (args.n == 0) {
         return shape;
     }
-    if (resident == 0) {
+    if (shape.resident_blocks == 0) {
         throw std::runtime_error("launch_wide_cluster: " +
                                  wide_cluster_unsupported(args, cluster_size));
     }
     const std::size_t tiles =
         (args.n / detail::kValuesPerVector + kStageVectors * cluster_size - 1) /
         (static_cast<std::size_t>(kStageVectors) * cluster_size);
-    shape.grid =
-        detail::cluster_grid(args.grid, resident, std::max<std::size_t>(tiles, 1), cluster_size);
-    cudaLaunchAttribute attribute;
-    const cudaLaunchConfig_t config =
-        detail::cluster_launch_config(static_cast<unsigned>(shape.grid), args.block,
-                                      shape.shared_bytes, cluster_size, stream, attribute);
-    CT_CHECK(cudaLaunchKernelEx(&config, wide_cluster_exchange_kernel, args.input, args.n,
-                                args.histogram, static_cast<unsigned>(args.bins),
-                                cluster_shift(static_cast<unsigned>(cluster_size))));
-    CT_CHECK_LAUNCH();
+    shape.grid = detail::cluster_grid(args.grid, shape.resident_blocks / cluster_size,
+                                      std::max<std::size_t>(tiles, 1), cluster_size);
+    detail::launch_clusters(wide_cluster_exchange_kernel, shape, stream, args.input, args.n,
+                            args.histogram, static_cast<unsigned>(args.bins),
+                            cluster_shift(static_cast<unsigned>(cluster_size)));
     return shape;
 }
 

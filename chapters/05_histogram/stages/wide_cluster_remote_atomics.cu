@@ -5,11 +5,11 @@
 // Changed from wide 2: the C blocks of a cluster are scheduled at the same time on one GPC (a
 // group of SMs); they land on different SMs when one SM cannot hold two of them (at 65,536 bins
 // and C = 2 each block needs 128 KiB of an SM's 228 KiB). Each block can read, write and
-// atomically update the other blocks' shared memory (DSMEM) through cluster.map_shared_rank(). So the cluster keeps ONE copy of the histogram, each block holding
-// bins / C of it: bin b lives in block b mod C at offset b / C (wide_bin_math.hpp). 65,536 bins
-// cost 128 KiB per block with C = 2, which fits where privatization (256 KiB) cannot. Every value
-// is one atomicAdd through a DSMEM address (C - 1 in C of them in another block); the merge is
-// `bins` global atomics per cluster.
+// atomically update the other blocks' shared memory (DSMEM) through cluster.map_shared_rank(). So
+// the cluster keeps ONE copy of the histogram, each block holding bins / C of it: bin b lives in
+// block b mod C at offset b / C (wide_bin_math.hpp). 65,536 bins cost 128 KiB per block with C = 2,
+// which fits where privatization (256 KiB) cannot. Every value is one atomicAdd through a DSMEM
+// address (C - 1 in C of them in another block); the merge is `bins` global atomics per cluster.
 //
 // Two cluster.sync() calls: after clearing (no block may count into a slice its owner has not
 // zeroed yet), and after counting (every remote atomic into my slice has landed before I merge
@@ -75,32 +75,23 @@ std::string wide_cluster_atomics_unsupported(const WideArgs& args, int cluster_s
 
 WideShape launch_wide_cluster_atomics(const WideArgs& args, int cluster_size, cudaStream_t stream) {
     detail::clear_wide_histogram(args, stream);
-    WideShape shape;
-    shape.block = args.block;
-    shape.cluster = cluster_size;
-    shape.shared_bytes = wide_cluster_slice_bytes(args.bins, cluster_size);
-    const int resident =
-        detail::max_active_clusters(kernel_key(), args.block, shape.shared_bytes, cluster_size);
-    shape.resident_blocks = resident * cluster_size;
+    WideShape shape = detail::cluster_shape(kernel_key(), args, cluster_size,
+                                            wide_cluster_slice_bytes(args.bins, cluster_size));
     if (args.n == 0) {
         return shape;
     }
-    if (resident == 0) {
+    if (shape.resident_blocks == 0) {
         throw std::runtime_error("launch_wide_cluster_atomics: " +
                                  wide_cluster_atomics_unsupported(args, cluster_size));
     }
     const std::size_t blocks_needed =
         (detail::wide_work_items(args.n) + args.block - 1) / args.block;
-    shape.grid = detail::cluster_grid(
-        args.grid, resident, (blocks_needed + cluster_size - 1) / cluster_size, cluster_size);
-    cudaLaunchAttribute attribute;
-    const cudaLaunchConfig_t config =
-        detail::cluster_launch_config(static_cast<unsigned>(shape.grid), args.block,
-                                      shape.shared_bytes, cluster_size, stream, attribute);
-    CT_CHECK(cudaLaunchKernelEx(&config, wide_cluster_remote_atomics_kernel, args.input, args.n,
-                                args.histogram, static_cast<unsigned>(args.bins),
-                                cluster_shift(static_cast<unsigned>(cluster_size))));
-    CT_CHECK_LAUNCH();
+    shape.grid =
+        detail::cluster_grid(args.grid, shape.resident_blocks / cluster_size,
+                             (blocks_needed + cluster_size - 1) / cluster_size, cluster_size);
+    detail::launch_clusters(wide_cluster_remote_atomics_kernel, shape, stream, args.input, args.n,
+                            args.histogram, static_cast<unsigned>(args.bins),
+                            cluster_shift(static_cast<unsigned>(cluster_size)));
     return shape;
 }
 

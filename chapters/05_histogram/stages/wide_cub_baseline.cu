@@ -12,7 +12,6 @@
 // It is instantiated because the bin count is known only at run time; the spill is CUB's.
 #include <cub/device/device_histogram.cuh>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "wide_device.cuh"
@@ -32,23 +31,7 @@ WideShape launch_wide_cub(const WideArgs& args, cudaStream_t stream) {
         return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, args.input, args.histogram,
                                                    levels, lower, upper, samples, stream);
     };
-    // Query the temporary size once per problem, and never pass a null pointer for real work
-    // (null means "only tell me the size": the histogram would silently stay uncleared).
-    if (workspace.cub_query_n != args.n || workspace.cub_query_bins != args.bins ||
-        workspace.cub_temp.empty()) {
-        std::size_t needed = 0;
-        CT_CHECK(call(nullptr, needed));
-        workspace.cub_query_n = args.n;
-        workspace.cub_query_bins = args.bins;
-        workspace.cub_temp_bytes = std::max<std::size_t>(needed, 1);
-        if (workspace.cub_temp.size() < workspace.cub_temp_bytes) {
-            workspace.cub_temp =
-                cudatutorial::DeviceBuffer<unsigned char>(workspace.cub_temp_bytes);
-        }
-    }
-    std::size_t temp_bytes = workspace.cub_temp_bytes;
-    CT_CHECK(call(workspace.cub_temp.data(), temp_bytes));
-    CT_CHECK_LAUNCH();
+    detail::call_with_cub_temp(workspace.cub_temp, args.n, args.bins, call);
     return WideShape{};
 }
 

@@ -1,6 +1,7 @@
 // Host-side bookkeeping of the wide kernels' launches (see wide_device.cuh): device limits read
 // once per device, kernel attributes set once per kernel and device, and the cluster launch
-// plumbing (configuration, occupancy, why a cluster shape cannot run) both cluster kernels share.
+// plumbing (configuration, occupancy, the shape, why a cluster shape cannot run) both cluster
+// kernels share.
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -91,6 +92,17 @@ int max_active_clusters(const void* kernel, int block, std::size_t shared, int c
     const std::lock_guard<std::mutex> lock(mutex);
     cache.emplace(key, clusters);
     return clusters;
+}
+
+WideShape cluster_shape(const void* kernel, const WideArgs& args, int cluster_size,
+                        std::size_t shared) {
+    WideShape shape;
+    shape.block = args.block;
+    shape.cluster = cluster_size;
+    shape.shared_bytes = shared;
+    shape.resident_blocks =
+        max_active_clusters(kernel, args.block, shared, cluster_size) * cluster_size;
+    return shape;
 }
 
 std::string cluster_unsupported_reason(const void* kernel, int block, std::size_t shared,

@@ -1,6 +1,7 @@
 // Device-side pieces the wide kernels share: one way of reading 16-bit values (16-byte loads,
-// several in flight per thread), so that the wide kernels differ only in where they count, and
-// the occupancy and attribute bookkeeping of their launches.
+// several in flight per thread), so that the wide kernels differ only in where they count, the
+// occupancy and attribute bookkeeping of their launches, and the cluster launch itself
+// (cluster_shape, launch_clusters), written once for both cluster kernels.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -127,6 +128,27 @@ cudaLaunchConfig_t cluster_launch_config(unsigned grid, int block, std::size_t s
 /// shape cannot launch at all), from cudaOccupancyMaxActiveClusters. Cached per kernel, shape
 /// and device: the query costs host time.
 int max_active_clusters(const void* kernel, int block, std::size_t shared, int cluster_size);
+
+/// The shape of a cluster launch of `kernel` for `args`: `cluster_size` blocks per cluster of
+/// args.block threads, `shared` bytes of dynamic shared memory per block, and the blocks the GPU
+/// holds at once in such clusters (0: none fits). The grid is left 0: it depends on how the
+/// kernel divides its work (cluster_grid).
+WideShape cluster_shape(const void* kernel, const WideArgs& args, int cluster_size,
+                        std::size_t shared);
+
+/// Launches `kernel` with `shape` (grid, block, cluster size, dynamic shared memory) on
+/// `stream`: the cluster size is a launch attribute of cudaLaunchKernelEx, not a compile-time
+/// __cluster_dims__, so one kernel serves every size.
+template <typename... Params, typename... Args>
+void launch_clusters(void (*kernel)(Params...), const WideShape& shape, cudaStream_t stream,
+                     Args... args) {
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config =
+        cluster_launch_config(static_cast<unsigned>(shape.grid), shape.block, shape.shared_bytes,
+                              shape.cluster, stream, attribute);
+    CT_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+    CT_CHECK_LAUNCH();
+}
 
 /// Why a cluster kernel needing `shared` bytes per block cannot run here ("" when it can).
 std::string cluster_unsupported_reason(const void* kernel, int block, std::size_t shared,
