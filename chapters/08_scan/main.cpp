@@ -60,7 +60,8 @@ Checked check_options(const Options& o) {
     }
     const std::vector<std::string> requested = ct::split_list(o.stages);
     if (requested.empty()) {
-        throw ct::UsageError("--stage", "give 'all', 'list' or a comma-separated list of stage ids");
+        throw ct::UsageError("--stage",
+                             "give 'all', 'list' or a comma-separated list of stage ids");
     }
     const bool all = requested == std::vector<std::string>{"all"};
     for (const scan::StageInfo* stage : ct::select_stages<scan::StageInfo>(
@@ -95,8 +96,8 @@ ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& 
                                 " (read N values, write N values: what the copy moves too)");
     info.set("block", std::to_string(o.block));
     info.set("kind", scan::kind_name(c.kind));
-    info.set("data", std::string(scan::pattern_name(c.pattern)) + ", seed " +
-                         std::to_string(o.seed));
+    info.set("data",
+             std::string(scan::pattern_name(c.pattern)) + ", seed " + std::to_string(o.seed));
     info.set("last value", std::to_string(last));
     info.set("look-back wait limit",
              ct::format_fixed(static_cast<double>(scan::kDefaultWaitLimitNs) / 1e9, 1) + " s");
@@ -141,8 +142,8 @@ ct::StageHooks hooks_for(const StageRun& r) {
             scan::describe_mismatch(r.readback.data(), r.want.data(), r.want.size());
         return why.empty() ? ct::Verification::pass() : ct::Verification::fail(why);
     };
-    hooks.bytes = ct::MemoryTraffic().reads<scan::Value>(r.want.size()).writes<scan::Value>(
-        r.want.size());
+    hooks.bytes =
+        ct::MemoryTraffic().reads<scan::Value>(r.want.size()).writes<scan::Value>(r.want.size());
     if (r.scanner.stage().role == ct::StageRole::kExpectedFailure) {
         // Its first run waits out the time limit; after it, the error flag ends every run at
         // once. Nothing here is worth timing more than a few times.
@@ -206,7 +207,8 @@ int run(const Options& o) {
 }
 
 void add_options(CLI::App& app, Options& o) {
-    ct::add_size_option(app, "--n", o.n, "number of uint32 values to scan (2^24, 1<<24, 16Mi, ...)");
+    ct::add_size_option(app, "--n", o.n,
+                        "number of uint32 values to scan (2^24, 1<<24, 16Mi, ...)");
     app.add_option("--block", o.block,
                    "threads per block (power of two, 32-1024; CUB and the copy choose their own)")
         ->capture_default_str();
@@ -219,8 +221,9 @@ void add_options(CLI::App& app, Options& o) {
                    "JSON), or a comma-separated list of stage ids or names:" +
                        ids + " (the copy, the ceiling of the '% of copy' column, is always timed)")
         ->capture_default_str();
-    app.add_option("--kind", o.kind, "inclusive (out[i] = in[0] + ... + in[i]) or exclusive "
-                                     "(out[i] = in[0] + ... + in[i-1], out[0] = 0)")
+    app.add_option("--kind", o.kind,
+                   "inclusive (out[i] = in[0] + ... + in[i]) or exclusive "
+                   "(out[i] = in[0] + ... + in[i-1], out[0] = 0)")
         ->capture_default_str();
     app.add_option("--data", o.data,
                    "input pattern: random, ones, max (0xFFFFFFFF everywhere: every sum wraps), "

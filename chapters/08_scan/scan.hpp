@@ -100,14 +100,14 @@ enum class Method {
 /// One entry of the stage list: the executable, the tests and the lesson use the same list.
 struct StageInfo : cudatutorial::StageDescriptor {
     Method method = Method::kScanThenPropagate;
-    int min_block = 32;          ///< smallest supported block size (a power of two)
-    int max_block = 1024;        ///< largest supported block size (a power of two)
-    int items_per_thread = 2;    ///< tile = block x items_per_thread values (0: CUB, copy)
+    int min_block = 32;        ///< smallest supported block size (a power of two)
+    int max_block = 1024;      ///< largest supported block size (a power of two)
+    int items_per_thread = 2;  ///< tile = block x items_per_thread values (0: CUB, copy)
     /// When set, the items per thread at each block size (stage 7's tuned shape), instead of
     /// items_per_thread.
     int (*items_per_thread_at)(int block) = nullptr;
-    bool by_default = true;      ///< part of `--stage all`
-    std::string source;          ///< the file that holds its kernel, relative to the chapter
+    bool by_default = true;  ///< part of `--stage all`
+    std::string source;      ///< the file that holds its kernel, relative to the chapter
     /// The stage's launcher (stages/scan_launchers.hpp); null for CUB and the copy, which the
     /// Scanner calls itself.
     void (*launch)(const detail::LaunchArgs&) = nullptr;
@@ -149,10 +149,10 @@ std::vector<std::uint64_t> level_sizes(std::uint64_t n, std::uint64_t tile_items
 
 /// One kernel launch (or library call) of a stage's run, in order.
 struct Launch {
-    std::string kernel;      ///< "scan_tiles", "add_carries", "decoupled_lookback", "cub", ...
-    std::uint64_t grid = 0;  ///< blocks (0 for CUB and the copy: theirs)
-    int block = 0;           ///< threads per block
-    std::uint64_t count = 0; ///< values this launch scans, reduces or adds to
+    std::string kernel;       ///< "scan_tiles", "add_carries", "decoupled_lookback", "cub", ...
+    std::uint64_t grid = 0;   ///< blocks (0 for CUB and the copy: theirs)
+    int block = 0;            ///< threads per block
+    std::uint64_t count = 0;  ///< values this launch scans, reduces or adds to
 };
 
 /// The launches Scanner makes for `stage_id` over n values with `block` threads. Throws like

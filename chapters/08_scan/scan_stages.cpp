@@ -38,8 +38,8 @@ std::vector<StageInfo> make_stages() {
         v.push_back(s);
     }
     {
-        StageInfo s = row("3", "blelloch_padded",
-                          "stage 2 with a padding word every 32: no bank conflicts");
+        StageInfo s =
+            row("3", "blelloch_padded", "stage 2 with a padding word every 32: no bank conflicts");
         s.method = Method::kScanThenPropagate;
         s.items_per_thread = 2;
         s.source = "stages/stage3_blelloch_padded.cu";
@@ -56,8 +56,9 @@ std::vector<StageInfo> make_stages() {
         v.push_back(s);
     }
     {
-        StageInfo s = row("5", "reduce_then_scan",
-                          "reduce tiles, scan totals, scan tiles from their carry: 3n moved, not 4n");
+        StageInfo s =
+            row("5", "reduce_then_scan",
+                "reduce tiles, scan totals, scan tiles from their carry: 3n moved, not 4n");
         s.method = Method::kReduceThenScan;
         s.items_per_thread = 2;
         s.source = "stages/stage5_reduce_then_scan.cu";

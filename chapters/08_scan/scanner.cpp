@@ -86,9 +86,9 @@ void check_basics(const StageInfo& s, std::uint64_t n, int block_size) {
     const bool power_of_two = block_size > 0 && (block_size & (block_size - 1)) == 0;
     if (!power_of_two || block_size < s.min_block || block_size > s.max_block) {
         throw std::invalid_argument(
-            "stage " + s.id + " (" + s.name + ") supports block sizes that are powers of two from " +
-            std::to_string(s.min_block) + " to " + std::to_string(s.max_block) + "; got " +
-            std::to_string(block_size));
+            "stage " + s.id + " (" + s.name +
+            ") supports block sizes that are powers of two from " + std::to_string(s.min_block) +
+            " to " + std::to_string(s.max_block) + "; got " + std::to_string(block_size));
     }
 }
 
@@ -106,8 +106,8 @@ void validate_configuration(const std::string& id, std::size_t n, int block_size
 namespace config {
 
 std::uint64_t tile_items(const StageInfo& stage, int block) {
-    const int items =
-        stage.items_per_thread_at != nullptr ? stage.items_per_thread_at(block) : stage.items_per_thread;
+    const int items = stage.items_per_thread_at != nullptr ? stage.items_per_thread_at(block)
+                                                           : stage.items_per_thread;
     return static_cast<std::uint64_t>(block) * static_cast<std::uint64_t>(items);
 }
 
@@ -177,7 +177,8 @@ Scanner::Scanner(const std::string& stage_id, std::size_t n, int block_size, Kin
     switch (s.stage->method) {
         case Method::kScanThenPropagate:
         case Method::kReduceThenScan:
-            for (std::uint64_t size : config::level_sizes(n, config::tile_items(*s.stage, s.block))) {
+            for (std::uint64_t size :
+                 config::level_sizes(n, config::tile_items(*s.stage, s.block))) {
                 s.levels.emplace_back(size);
                 s.level_pointers.push_back(s.levels.back().data());
             }
@@ -276,8 +277,8 @@ const std::vector<config::Launch>& Scanner::launches() const {
 
 std::size_t Scanner::workspace_bytes() const {
     const Impl& s = *impl_;
-    std::size_t bytes = s.tile_status.bytes() + s.tile_counter.bytes() + s.error_flag.bytes() +
-                        s.cub_temp.bytes();
+    std::size_t bytes =
+        s.tile_status.bytes() + s.tile_counter.bytes() + s.error_flag.bytes() + s.cub_temp.bytes();
     for (const auto& level : s.levels) {
         bytes += level.bytes();
     }

@@ -17,8 +17,7 @@ using cudatutorial::testing::UsageCase;
 TEST(ScanCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
     expect_usage_errors(SCAN_BIN,
                         {UsageCase{"--n 0", "--n", "must be between 1 and 2^40"},
-                         UsageCase{"--n -5", "--n", "negative"},
-                         UsageCase{"--n abc", "--n", "abc"},
+                         UsageCase{"--n -5", "--n", "negative"}, UsageCase{"--n abc", "--n", "abc"},
                          UsageCase{"--n 2^41", "--n", "must be between 1 and 2^40"},
                          UsageCase{"--block 48", "--block", "power of two"},
                          UsageCase{"--block 16", "--block", "power of two"},
@@ -42,8 +41,8 @@ TEST(ScanCli, InputLargerThanTheDeviceIsRejected) {
 TEST(ScanCli, HelpListsTheOptionsAndStages) {
     const auto result = run_process(std::string(SCAN_BIN) + " --help");
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    for (const char* word : {"--n", "--block", "--stage", "--kind", "--data", "--seed", "6x",
-                             "cub", "copy", "max", "--csv", "--json"}) {
+    for (const char* word : {"--n", "--block", "--stage", "--kind", "--data", "--seed", "6x", "cub",
+                             "copy", "max", "--csv", "--json"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
 }

@@ -42,9 +42,24 @@ std::vector<std::size_t> test_sizes() {
     if (sanitizing()) {
         return {1, 31, 33, 1025, 4097, (1u << 14) + 3};
     }
-    return {1,          2,           31,          32,          33,      1023,
-            1024,       1025,        4095,        4096,        4097,    65535,
-            65536,      65537,       (1u << 20) - 1, 1u << 20, (1u << 20) + 1, (1u << 22) + 3,
+    return {1,
+            2,
+            31,
+            32,
+            33,
+            1023,
+            1024,
+            1025,
+            4095,
+            4096,
+            4097,
+            65535,
+            65536,
+            65537,
+            (1u << 20) - 1,
+            1u << 20,
+            (1u << 20) + 1,
+            (1u << 22) + 3,
             3 * 5 * 7 * 9 * 11 * 13 * 17};
 }
 
@@ -195,7 +210,7 @@ struct ShapeWorkspace {
 
 std::string shape_name(scan::detail::VectorizedShape shape) {
     return "block " + std::to_string(shape.block) + " x " + std::to_string(shape.vectors) +
-           " int4" + (shape.thread_blocked ? " thread-blocked" : " warp-striped");
+           " int4 per thread";
 }
 
 }  // namespace
@@ -203,8 +218,9 @@ std::string shape_name(scan::detail::VectorizedShape shape) {
 TEST(ScanGpu, EveryStage7ShapeMatchesTheReference) {
     CT_REQUIRE_GPU();
     ct::select_device(0);
-    const std::vector<std::size_t> sizes =
-        sanitizing() ? std::vector<std::size_t>{777} : std::vector<std::size_t>{777, (1u << 20) + 3};
+    const std::vector<std::size_t> sizes = sanitizing()
+                                               ? std::vector<std::size_t>{777}
+                                               : std::vector<std::size_t>{777, (1u << 20) + 3};
     for (std::size_t n : sizes) {
         const std::vector<Value> input = scan::make_input(Pattern::kRandom, n, 21);
         const ct::DeviceBuffer<Value> d_in(input);
@@ -357,8 +373,7 @@ TEST(ScanGpu, ExecutableTablePassesEndToEnd) {
         const auto result = ct::testing::run_process(std::string(SCAN_BIN) + " " + args);
         EXPECT_EQ(result.exit_code, 0) << result.output;
         for (const char* word : {"copy", "% of copy", "cub", "6x", "PASS"}) {
-            EXPECT_NE(result.output.find(word), std::string::npos) << word << "\n"
-                                                                   << result.output;
+            EXPECT_NE(result.output.find(word), std::string::npos) << word << "\n" << result.output;
         }
     }
 }

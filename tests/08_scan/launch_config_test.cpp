@@ -104,8 +104,7 @@ TEST(ScanLaunchConfig, SinglePassIsOneLaunchOfOneBlockPerTile) {
     }
     const auto large = cfg::plan_launches("7", kLarge, 256);
     ASSERT_EQ(large.size(), 1u);
-    EXPECT_EQ(large[0].grid,
-              cfg::tiles(kLarge, cfg::tile_items(*scan::find_stage("7"), 256)));
+    EXPECT_EQ(large[0].grid, cfg::tiles(kLarge, cfg::tile_items(*scan::find_stage("7"), 256)));
     EXPECT_EQ(large[0].count, kLarge);
     EXPECT_EQ(cfg::plan_launches("cub", kLarge, 0).size(), 1u);
     EXPECT_EQ(cfg::plan_launches("copy", kLarge, 0)[0].kernel, "cudaMemcpyAsync");

@@ -30,9 +30,9 @@ TEST(ScanReference, OneValue) {
 
 TEST(ScanReference, SumsWrapModulo2To32) {
     const std::vector<Value> in(5, 0xFFFFFFFFu);
-    EXPECT_EQ(scan::reference_scan(in, Kind::kInclusive),
-              (std::vector<Value>{0xFFFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFDu, 0xFFFFFFFCu,
-                                  0xFFFFFFFBu}));
+    EXPECT_EQ(
+        scan::reference_scan(in, Kind::kInclusive),
+        (std::vector<Value>{0xFFFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFDu, 0xFFFFFFFCu, 0xFFFFFFFBu}));
     EXPECT_EQ(scan::reference_scan(in, Kind::kExclusive),
               (std::vector<Value>{0, 0xFFFFFFFFu, 0xFFFFFFFEu, 0xFFFFFFFDu, 0xFFFFFFFCu}));
     // exclusive[i] = inclusive[i] - in[i] holds exactly, wrapped or not.
@@ -52,8 +52,8 @@ TEST(ScanReference, ChunkByChunkEqualsWholeAndInPlaceWorks) {
         Value carry = 0;
         for (std::size_t begin = 0; begin < in.size(); begin += 1000) {
             const std::size_t count = std::min<std::size_t>(1000, in.size() - begin);
-            carry = scan::reference_scan(in.data() + begin, chunked.data() + begin, count, kind,
-                                         carry);
+            carry =
+                scan::reference_scan(in.data() + begin, chunked.data() + begin, count, kind, carry);
         }
         EXPECT_EQ(chunked, whole) << scan::kind_name(kind);
         EXPECT_EQ(carry, scan::reference_scan(std::vector<Value>(in), Kind::kInclusive).back());

@@ -20,17 +20,18 @@ TEST(ScanRegistry, IdsInTableOrderAndUnique) {
         EXPECT_TRUE(names.insert(stage.name).second) << stage.name;
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
-    EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "6x", "7", "cub",
-                                             "copy"}));
+    EXPECT_EQ(ids,
+              (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "6x", "7", "cub", "copy"}));
 }
 
 TEST(ScanRegistry, RolesKeepBaselinesAndTheWrongStageOutOfTheChain) {
     for (const scan::StageInfo& stage : scan::stages()) {
-        const StageRole want = stage.id == "6x"                        ? StageRole::kExpectedFailure
+        const StageRole want = stage.id == "6x" ? StageRole::kExpectedFailure
                                : stage.id == "cub" || stage.id == "copy" ? StageRole::kBaseline
-                                                                       : StageRole::kProgression;
+                                                                         : StageRole::kProgression;
         EXPECT_EQ(stage.role, want) << stage.id;
-        const bool library = stage.method == scan::Method::kCub || stage.method == scan::Method::kCopy;
+        const bool library =
+            stage.method == scan::Method::kCub || stage.method == scan::Method::kCopy;
         EXPECT_EQ(stage.launch == nullptr, library) << stage.id;
         EXPECT_TRUE(stage.by_default) << stage.id;
     }

@@ -18,8 +18,8 @@ CopyCeiling::CopyCeiling(const cudatutorial::ResultRow& copy_row)
 void CopyCeiling::add_column(cudatutorial::ResultRow& row) const {
     // A failed row's time measures a wrong result (stage 6x's runs end early): no percentage.
     const double gbs = row.passed ? row_gbs(row) : 0;
-    const double percent = gbs_ > 0 && gbs > 0 ? 100.0 * gbs / gbs_
-                                               : std::numeric_limits<double>::quiet_NaN();
+    const double percent =
+        gbs_ > 0 && gbs > 0 ? 100.0 * gbs / gbs_ : std::numeric_limits<double>::quiet_NaN();
     row.with("% of copy", percent, 1);
 }
 

@@ -5,8 +5,8 @@
 // from .cu files only.
 #pragma once
 
-#include <cuda/atomic>
 #include <cuda_runtime.h>
+#include <cuda/atomic>
 
 #include <cstddef>
 #include <cstdint>
@@ -182,8 +182,8 @@ struct WarpShuffleTileScan {
     /// Scans in[0..count) into out[0..count) (count <= kTileItems; missing values count as 0),
     /// starting from prefix_of(tile total). Called by every thread of the block.
     template <typename PrefixOp>
-    __device__ static void scan(const Value* in, Value* out, int count, bool exclusive,
-                                Storage& s, const PrefixOp& prefix_of) {
+    __device__ static void scan(const Value* in, Value* out, int count, bool exclusive, Storage& s,
+                                const PrefixOp& prefix_of) {
         const int t = static_cast<int>(threadIdx.x);
         // Loads at t and t + kBlock: consecutive threads, consecutive addresses (coalesced).
         s.tile[t] = t < count ? in[t] : 0;
@@ -202,9 +202,9 @@ struct WarpShuffleTileScan {
         }
         __syncthreads();  // s.seed is set; every read of s.tile above is done
         const Value before = s.seed + (inclusive - pair_sum);  // everything before value 2t
-        reinterpret_cast<uint2*>(s.tile)[t] =
-            exclusive ? make_uint2(before, before + pair.x)
-                      : make_uint2(before + pair.x, before + pair_sum);
+        reinterpret_cast<uint2*>(s.tile)[t] = exclusive
+                                                  ? make_uint2(before, before + pair.x)
+                                                  : make_uint2(before + pair.x, before + pair_sum);
         __syncthreads();
         if (t < count) {
             out[t] = s.tile[t];
@@ -300,9 +300,8 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
         unsigned long long word = 0;
         for (;;) {
             // Before tile 0 there is nothing: an inclusive prefix of 0 ends the look-back there.
-            word = predecessor >= 0
-                       ? read_status(status, static_cast<unsigned int>(predecessor))
-                       : pack_status(generation, kInclusivePrefix, 0);
+            word = predecessor >= 0 ? read_status(status, static_cast<unsigned int>(predecessor))
+                                    : pack_status(generation, kInclusivePrefix, 0);
             if (!__any_sync(kFullMask, status_generation(word) != generation)) {
                 break;
             }
@@ -318,7 +317,8 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
                 return false;
             }
         }
-        const unsigned int prefixes = __ballot_sync(kFullMask, status_flag(word) == kInclusivePrefix);
+        const unsigned int prefixes =
+            __ballot_sync(kFullMask, status_flag(word) == kInclusivePrefix);
         // Lane 0 is the nearest predecessor: the lowest lane with a prefix is the nearest prefix.
         const unsigned int last_lane = prefixes != 0 ? __ffs(prefixes) - 1 : kWarpSize - 1;
         sum += warp_sum(lane <= last_lane ? status_value(word) : 0);
@@ -359,7 +359,8 @@ struct LookBack {
             return 0;
         }
         if (lane == 0) {
-            publish_status(state.status, tile, pack_status(state.generation, kAggregate, aggregate));
+            publish_status(state.status, tile,
+                           pack_status(state.generation, kAggregate, aggregate));
         }
         Value exclusive = 0;
         if (look_back(state.status, tile, state.generation, state.error_flag, state.wait_limit_ns,

@@ -48,8 +48,7 @@ void launch_vectorized_lookback(const LaunchArgs& args);      // stage 7
 /// stage itself runs vectorized_items_per_thread(block) / 4 vectors.
 struct VectorizedShape {
     int block = 0;
-    int vectors = 0;              ///< int4 per thread: 4 x vectors items
-    bool thread_blocked = false;  ///< a thread's values consecutive (else striped across a warp)
+    int vectors = 0;  ///< int4 per thread: 4 x vectors items
 };
 std::vector<VectorizedShape> vectorized_shapes();
 /// Stage 7 with an explicit shape from vectorized_shapes() (args.block is ignored).

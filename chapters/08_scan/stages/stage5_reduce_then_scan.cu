@@ -12,8 +12,9 @@
 // Three crossings of memory instead of four: the input is read twice, the output written once.
 // The tile scan is stage 4's (WarpShuffleTileScan), so the difference is the traffic alone.
 // Why it should be faster: memory traffic is what bounds a scan; 3n instead of 4n values moved.
-// What to look for: about 4/3 of stage 4's speed, about two thirds of the copy. The last third
-// needs the input read once: a single pass (stage 6).
+// What to look for: faster than stage 4, if by less than the 4/3 the traffic promises (1.17x on
+// an H100 at n = 2^28, about half of the copy): three launches over small tiles. Reading the
+// input once needs a single pass (stage 6).
 #include "scan_then_propagate.cuh"
 
 namespace scan::detail {
@@ -27,7 +28,8 @@ __global__ void __launch_bounds__(kBlock)
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kTileItems;
     const int count = tile_count(n, base, kTileItems);
     const int t = static_cast<int>(threadIdx.x);
-    const Value value = (t < count ? in[base + t] : 0) + (t + kBlock < count ? in[base + t + kBlock] : 0);
+    const Value value =
+        (t < count ? in[base + t] : 0) + (t + kBlock < count ? in[base + t + kBlock] : 0);
     const Value total = block_sum<kBlock>(value, warp_totals);
     if (t == 0) {
         tile_totals[blockIdx.x] = total;
@@ -42,8 +44,7 @@ __global__ void __launch_bounds__(kBlock)
     __shared__ typename TileScan::Storage storage;
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * TileScan::kTileItems;
     const int count = tile_count(n, base, TileScan::kTileItems);
-    TileScan::scan(in + base, out + base, count, exclusive, storage,
-                   CarryIn{carries, blockIdx.x});
+    TileScan::scan(in + base, out + base, count, exclusive, storage, CarryIn{carries, blockIdx.x});
 }
 
 template <int kBlock>
@@ -52,8 +53,8 @@ void reduce_then_scan(const LaunchArgs& a) {
     const std::size_t tiles = (a.n + kTileItems - 1) / kTileItems;
     const unsigned int grid = static_cast<unsigned int>(tiles);  // planned below 2^31
     if (tiles == 1) {  // no carries: one scan of the one tile
-        scan_tiles_from_carry<kBlock><<<1, kBlock, 0, a.stream>>>(a.in, a.out, nullptr, a.n,
-                                                                  a.exclusive);
+        scan_tiles_from_carry<kBlock>
+            <<<1, kBlock, 0, a.stream>>>(a.in, a.out, nullptr, a.n, a.exclusive);
         CT_CHECK_LAUNCH();
         return;
     }
@@ -62,8 +63,8 @@ void reduce_then_scan(const LaunchArgs& a) {
     CT_CHECK_LAUNCH();
     scan_then_propagate<WarpShuffleTileScan<kBlock>>(carries, carries, tiles, /*exclusive=*/true,
                                                      a.level_totals + 1, a.stream);
-    scan_tiles_from_carry<kBlock><<<grid, kBlock, 0, a.stream>>>(a.in, a.out, carries, a.n,
-                                                                 a.exclusive);
+    scan_tiles_from_carry<kBlock>
+        <<<grid, kBlock, 0, a.stream>>>(a.in, a.out, carries, a.n, a.exclusive);
     CT_CHECK_LAUNCH();
 }
 

@@ -1,22 +1,22 @@
 // Stage 7 - stage 6 with more work per thread: int4 loads and stores, a scan in registers.
 //
 // What changed from stage 6: the tile. Each thread now owns kVectors int4 vectors (4 x kVectors
-// values) instead of 2 values, so a block scans block x 4 x kVectors values per look-back, per
-// tile counter, per barrier: the fixed costs of a tile are shared by 8 to 16 times more data.
+// values; 8 vectors, 32 values, at the default block of 256) instead of 2 values, so a block
+// scans block x 4 x kVectors values per tile counter, per pair of barriers, per look-back: the
+// fixed costs of a tile are shared by 16 times more data.
 //   1. loads: 16 bytes per thread per instruction (int4), each warp instruction reading 512
 //      consecutive bytes (coalesced); no staging through shared memory;
 //   2. each thread scans the 4 values of each vector in registers, sequentially; the warp scans
-//      the vectors' totals with shuffles (warp_inclusive_scan); the block scans the warps' totals
-//      in shared memory (one barrier), and warp 0 looks back with the block's aggregate;
+//      the vectors' totals with shuffles (warp_inclusive_scan), row after row; the block scans
+//      the warps' totals in shared memory, and warp 0 looks back with the block's aggregate;
 //   3. every value gets the tile's prefix plus its warp's and lane's, and goes out as int4 stores.
 // The last tile may be partial (n need not be a multiple of 4, nor of the tile): it takes the
 // same path with one value at a time, and values past n are neither read nor written.
-// Why it should be faster: the same 2n bytes as stage 6 with a fraction of the per-tile work,
-// and 16-byte memory instructions, so fewer instructions in flight cover the memory latency.
-// What to look for: at n = 2^28 on an H100, near the copy and level with CUB (x CUB about 1).
-//
-// The shape (block size, vectors per thread, which values a thread owns) was tuned on an H100:
-// see vectorized_items_per_thread() below.
+// Why it should be faster: the same 2n bytes as stage 6 with a sixteenth of the tiles, and
+// 16-byte memory instructions, so that fewer instructions keep more bytes in flight.
+// What to look for: the fastest of the stages, close to CUB (0.95x on an H100 at n = 2^28) and
+// about three quarters of the copy, where CUB reaches about four fifths. The shape was tuned on
+// an H100: see vectors_for_block() below.
 #include "scan_device.cuh"
 
 #include <vector>
@@ -24,26 +24,14 @@
 namespace scan::detail {
 namespace {
 
-/// Which values a thread owns.
-enum class Layout {
-    /// Vector k of lane l of warp w is the tile's vector w*32*kVectors + 32*k + l: every load
-    /// instruction of a warp reads 512 consecutive bytes.
-    kWarpStriped,
-    /// Thread t owns the vectors t*kVectors .. t*kVectors + kVectors - 1: its 4 x kVectors values
-    /// are consecutive, and a warp's load instruction touches 32 pieces of 16 bytes spread over
-    /// 512 x kVectors bytes (the rest of each line comes in with the next instructions).
-    kThreadBlocked,
-};
-
-template <int kBlock, int kVectors, Layout kLayout>
+/// Where vector k of this thread lies in the tile, in int4 units: the warp's rows of 32
+/// vectors are consecutive, lane l takes vector l of each row, so that every load and store
+/// instruction of a warp covers 512 consecutive bytes.
+template <int kVectors>
 __device__ __forceinline__ int vector_index(int k) {
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
-    if constexpr (kLayout == Layout::kWarpStriped) {
-        return warp * kWarpSize * kVectors + k * kWarpSize + lane;
-    } else {
-        return static_cast<int>(threadIdx.x) * kVectors + k;
-    }
+    return warp * kWarpSize * kVectors + k * kWarpSize + lane;
 }
 
 /// Scans the 4 values of `v` in place (inclusive or exclusive) and returns their sum.
@@ -85,7 +73,7 @@ __device__ __forceinline__ void store_partial(Value* tile, int first, int count,
     }
 }
 
-template <int kBlock, int kVectors, Layout kLayout>
+template <int kBlock, int kVectors>
 __global__ void __launch_bounds__(kBlock)
     scan_vectorized_lookback(const Value* in, Value* out, std::size_t n, bool exclusive,
                              unsigned int* tile_counter, unsigned int tiles, LookBackState state) {
@@ -109,42 +97,25 @@ __global__ void __launch_bounds__(kBlock)
         const uint4* tile_in = reinterpret_cast<const uint4*>(in + base);
 #pragma unroll
         for (int k = 0; k < kVectors; ++k) {
-            v[k] = tile_in[vector_index<kBlock, kVectors, kLayout>(k)];
+            v[k] = tile_in[vector_index<kVectors>(k)];
         }
     } else {
 #pragma unroll
         for (int k = 0; k < kVectors; ++k) {
-            v[k] = load_partial(in + base, 4 * vector_index<kBlock, kVectors, kLayout>(k), count);
+            v[k] = load_partial(in + base, 4 * vector_index<kVectors>(k), count);
         }
     }
 
-    // The warp's scan, in registers.
+    // The warp's scan, in registers. Row k of the warp is 32 consecutive vectors, one per lane:
+    // each lane scans its vector's 4 values in order, the warp scans the 32 vector totals with
+    // shuffles, and the rows' totals carry from one row to the next.
     Value warp_total = 0;
-    if constexpr (kLayout == Layout::kWarpStriped) {
-        // Row k of the warp is 32 consecutive vectors, one per lane: scan each row across the
-        // lanes, and carry the rows' totals from one row to the next.
 #pragma unroll
-        for (int k = 0; k < kVectors; ++k) {
-            const Value total = scan_vector(v[k], exclusive);
-            const Value lane_inclusive = warp_inclusive_scan(total);
-            add_to_vector(v[k], warp_total + lane_inclusive - total);
-            warp_total += __shfl_sync(kFullMask, lane_inclusive, kWarpSize - 1);
-        }
-    } else {
-        // A thread's values are consecutive: scan them in order, then the threads' totals.
-        Value thread_total = 0;
-#pragma unroll
-        for (int k = 0; k < kVectors; ++k) {
-            const Value total = scan_vector(v[k], exclusive);
-            add_to_vector(v[k], thread_total);
-            thread_total += total;
-        }
-        const Value lane_inclusive = warp_inclusive_scan(thread_total);
-#pragma unroll
-        for (int k = 0; k < kVectors; ++k) {
-            add_to_vector(v[k], lane_inclusive - thread_total);
-        }
-        warp_total = __shfl_sync(kFullMask, lane_inclusive, kWarpSize - 1);
+    for (int k = 0; k < kVectors; ++k) {
+        const Value total = scan_vector(v[k], exclusive);
+        const Value lane_inclusive = warp_inclusive_scan(total);
+        add_to_vector(v[k], warp_total + lane_inclusive - total);
+        warp_total += __shfl_sync(kFullMask, lane_inclusive, kWarpSize - 1);
     }
 
     // The block's scan of its warps' totals; warp 0 looks back with the block's aggregate.
@@ -172,31 +143,41 @@ __global__ void __launch_bounds__(kBlock)
         uint4* tile_out = reinterpret_cast<uint4*>(out + base);
 #pragma unroll
         for (int k = 0; k < kVectors; ++k) {
-            tile_out[vector_index<kBlock, kVectors, kLayout>(k)] = v[k];
+            tile_out[vector_index<kVectors>(k)] = v[k];
         }
     } else {
 #pragma unroll
         for (int k = 0; k < kVectors; ++k) {
-            store_partial(out + base, 4 * vector_index<kBlock, kVectors, kLayout>(k), count, v[k]);
+            store_partial(out + base, 4 * vector_index<kVectors>(k), count, v[k]);
         }
     }
 }
 
-template <int kBlock, int kVectors, Layout kLayout>
+template <int kBlock, int kVectors>
 void launch_shape(const LaunchArgs& a) {
     constexpr std::size_t kTileItems = 4 * kVectors * kBlock;
     const auto tiles = static_cast<unsigned int>((a.n + kTileItems - 1) / kTileItems);
-    scan_vectorized_lookback<kBlock, kVectors, kLayout><<<tiles, kBlock, 0, a.stream>>>(
+    scan_vectorized_lookback<kBlock, kVectors><<<tiles, kBlock, 0, a.stream>>>(
         a.in, a.out, a.n, a.exclusive, a.tile_counter, tiles, look_back_state(a));
     CT_CHECK_LAUNCH();
 }
 
-// The tuned shape: int4 vectors per thread at each block size, and the layout.
-// TUNING: measured on an H100 at n = 2^28 (see the tuning test, ScanGpuTuning); the choice and
-// why are recorded here once measured.
-constexpr Layout kLayout = Layout::kWarpStriped;
+// The tuned shape: int4 vectors per thread at each block size.
+// Measured on an H100 80GB HBM3 (CUDA 13.0, driver 580.159.04) at n = 2^28, inclusive, median
+// of 30 runs (the tuning test, ScanGpuTuning.Stage7Shapes), in ms; CUB took 0.878, the copy 0.713:
+//   vectors per thread       2      4      6      8
+//   block 128                -  1.129  1.005  0.926
+//   block 256            1.345  1.060  0.959  0.925
+//   block 512            1.220  0.998      -      -
+// More vectors per thread means fewer, larger tiles: the fixed costs of a tile (taking it from
+// the counter, two barriers, the look-back) are shared by more values, and each thread has more
+// loads in flight. 8 vectors (32 values, tiles of 8192 at block 256) was the fastest measured,
+// at 128 and 256 threads alike; 512 threads were slower at the same tile size. 12 and 16 vectors
+// are compiled as candidates but were not measured yet. A layout where each thread's values are
+// consecutive (each warp load touching 32 pieces of 16 bytes, 16 x vectors bytes apart) measured
+// 1.27 to 1.47 ms at the same shapes, slower at every one, and is not kept.
 constexpr int vectors_for_block(int block) {
-    return block <= 64 ? 8 : block == 128 ? 6 : block == 256 ? 4 : block == 512 ? 2 : 1;
+    return block <= 256 ? 8 : block == 512 ? 4 : 1;
 }
 
 struct ShapeEntry {
@@ -204,24 +185,16 @@ struct ShapeEntry {
     void (*launch)(const LaunchArgs&);
 };
 
-/// Every compiled candidate, for the tuning test.
+/// Every compiled candidate, for the tuning test (the shapes the stage runs are among them, but
+/// for blocks 32, 64 and 1024).
 const std::vector<ShapeEntry>& shape_entries() {
     static const std::vector<ShapeEntry> entries = {
-        {{128, 4, false}, launch_shape<128, 4, Layout::kWarpStriped>},
-        {{128, 6, false}, launch_shape<128, 6, Layout::kWarpStriped>},
-        {{128, 8, false}, launch_shape<128, 8, Layout::kWarpStriped>},
-        {{256, 2, false}, launch_shape<256, 2, Layout::kWarpStriped>},
-        {{256, 4, false}, launch_shape<256, 4, Layout::kWarpStriped>},
-        {{256, 6, false}, launch_shape<256, 6, Layout::kWarpStriped>},
-        {{256, 8, false}, launch_shape<256, 8, Layout::kWarpStriped>},
-        {{512, 2, false}, launch_shape<512, 2, Layout::kWarpStriped>},
-        {{512, 4, false}, launch_shape<512, 4, Layout::kWarpStriped>},
-        {{128, 4, true}, launch_shape<128, 4, Layout::kThreadBlocked>},
-        {{128, 6, true}, launch_shape<128, 6, Layout::kThreadBlocked>},
-        {{256, 2, true}, launch_shape<256, 2, Layout::kThreadBlocked>},
-        {{256, 4, true}, launch_shape<256, 4, Layout::kThreadBlocked>},
-        {{256, 8, true}, launch_shape<256, 8, Layout::kThreadBlocked>},
-        {{512, 2, true}, launch_shape<512, 2, Layout::kThreadBlocked>},
+        {{128, 4}, launch_shape<128, 4>},   {{128, 6}, launch_shape<128, 6>},
+        {{128, 8}, launch_shape<128, 8>},   {{128, 12}, launch_shape<128, 12>},
+        {{128, 16}, launch_shape<128, 16>}, {{256, 2}, launch_shape<256, 2>},
+        {{256, 4}, launch_shape<256, 4>},   {{256, 6}, launch_shape<256, 6>},
+        {{256, 8}, launch_shape<256, 8>},   {{256, 12}, launch_shape<256, 12>},
+        {{512, 2}, launch_shape<512, 2>},   {{512, 4}, launch_shape<512, 4>},
     };
     return entries;
 }
@@ -233,9 +206,8 @@ int vectorized_items_per_thread(int block) {
 }
 
 void launch_vectorized_lookback(const LaunchArgs& a) {
-    with_block_size(AllBlockSizes{}, a.block, "vectorized_lookback", [&](auto block) {
-        launch_shape<block(), vectors_for_block(block()), kLayout>(a);
-    });
+    with_block_size(AllBlockSizes{}, a.block, "vectorized_lookback",
+                    [&](auto block) { launch_shape<block(), vectors_for_block(block())>(a); });
 }
 
 std::vector<VectorizedShape> vectorized_shapes() {
@@ -248,8 +220,7 @@ std::vector<VectorizedShape> vectorized_shapes() {
 
 void launch_vectorized_lookback_shape(const LaunchArgs& a, VectorizedShape shape) {
     for (const ShapeEntry& entry : shape_entries()) {
-        if (entry.shape.block == shape.block && entry.shape.vectors == shape.vectors &&
-            entry.shape.thread_blocked == shape.thread_blocked) {
+        if (entry.shape.block == shape.block && entry.shape.vectors == shape.vectors) {
             entry.launch(a);
             return;
         }
