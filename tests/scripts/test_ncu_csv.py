@@ -157,7 +157,7 @@ class CommittedOutputsTest(unittest.TestCase):
     def test_execution_model_sweep_tables(self):
         for gpu in ["nvidia-h100-80gb-hbm3", "nvidia-h200"]:
             with self.subTest(gpu=gpu):
-                made = run_script("chapters/01_execution_model/ncu_sweep_table.py",
+                made = run_script("chapters/01_execution_model/measuring/ncu_sweep_table.py",
                                   RESULTS / gpu / "execution_model_ncu.csv")
                 self.assertEqual(made, (RESULTS / gpu / "execution_model_ncu.txt").read_text())
 

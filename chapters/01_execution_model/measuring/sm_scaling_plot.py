@@ -2,7 +2,7 @@
 """Rate against the number of SMs, from the table of `execution_model --section scaling`: the
 figure chapter 1's README shows for transparent scalability.
 
-    chapters/01_execution_model/sm_scaling_plot.py docs/results/<gpu>/execution_model_scaling.json [--out DIR]
+    chapters/01_execution_model/measuring/sm_scaling_plot.py docs/results/<gpu>/execution_model_scaling.json [--out DIR]
 
 Writes execution_model_scaling_sms.png and .svg beside the JSON (or into DIR): one panel per
 kernel, the matrix sum's GB/s (memory-bound, with the theoretical DRAM bandwidth) and the FMA
@@ -16,7 +16,7 @@ import importlib.util
 import pathlib
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("plot_results", ROOT / "scripts" / "plot_results.py")
 plot_results = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plot_results)

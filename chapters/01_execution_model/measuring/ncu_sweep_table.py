@@ -3,12 +3,12 @@
 (see ./execution_model --profile-help) into one row per block shape (its last launch, the timed
 one). Used to make docs/results/nvidia-h100-80gb-hbm3/execution_model_ncu.txt:
 
-    python3 chapters/01_execution_model/ncu_sweep_table.py execution_model_ncu.csv
+    python3 chapters/01_execution_model/measuring/ncu_sweep_table.py execution_model_ncu.csv
 """
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts"))
 import ncu_csv  # noqa: E402  (the repository's one ncu parser)
 
 COLUMNS = [
