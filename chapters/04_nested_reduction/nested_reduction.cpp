@@ -111,8 +111,7 @@ std::string unsupported_reason(Version version, std::uint64_t n, int block) {
         return "--n must be between 1 and " + ct::describe_size(kMaxN) + ", got " +
                std::to_string(n);
     }
-    if (block < kMinBlock || block > kMaxBlock ||
-        !ct::is_power_of_two(static_cast<std::uint64_t>(block))) {
+    if (!ct::is_power_of_two_in(block, kMinBlock, kMaxBlock)) {
         return "--block must be a power of two between " + std::to_string(kMinBlock) + " and " +
                std::to_string(kMaxBlock) + ", got " + std::to_string(block);
     }
@@ -181,8 +180,7 @@ void validate_hello(int blocks, int threads) {
                                              std::to_string(kMaxHelloBlocks) + ", got " +
                                              std::to_string(blocks));
     }
-    if (threads < 1 || threads > kMaxHelloThreads ||
-        !ct::is_power_of_two(static_cast<std::uint64_t>(threads))) {
+    if (!ct::is_power_of_two_in(threads, 1, kMaxHelloThreads)) {
         throw ct::UsageError("--threads", "must be a power of two between 1 and " +
                                               std::to_string(kMaxHelloThreads) + ", got " +
                                               std::to_string(threads));

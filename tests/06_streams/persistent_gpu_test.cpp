@@ -230,7 +230,7 @@ TEST(PersistentGpu, EveryWayPassesItsMeasurementAndThePersistentKernelIsFaster) 
     config.warmup_tasks = 200;
     std::vector<double> medians;
     for (const sp::Way way : sp::all_ways()) {
-        const sp::RoundTrip m = sp::measure_round_trip(way, config);
+        const sp::RoundTrip m = sp::time_round_trips(way, config);
         EXPECT_TRUE(m.passed) << sp::way_name(way) << ": " << m.detail;
         EXPECT_EQ(m.stats.samples, 2000);
         EXPECT_EQ(m.tasks_checked, 2200);

@@ -2,13 +2,17 @@
 (common/include/cudatutorial/table_run.hpp), whose finish() is the only caller of finish_table
 (common/src/cli/cli.cpp), so that --markdown, the clocks seen during timing and the table's notes
 reach every chapter's table. This test fails when chapter code prints or writes a table itself,
-makes its own ResultTable, calls finish_table or times a stage with run_stage (run by ctest as
-docs.scripts_unit_tests)."""
+makes its own ResultTable, calls finish_table, or times and makes a row outside the stage protocol
+(measure(), measure_round_trip(), make_row(): every timed row comes from time_stage(), through
+TableRun::run or directly; run by ctest as docs.scripts_unit_tests)."""
 import pathlib
 import re
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# A string literal on one line (what a program prints is not a call).
+STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"')
 
 # A table printed to the terminal, or written as files, outside finish_table.
 OWN_OUTPUT = re.compile(r"\.print\(\s*std::cout|\bwrite_files\(|\bwrite_json\(|\bwrite_csv\(")
@@ -20,6 +24,13 @@ OWN_OUTPUT = re.compile(r"\.print\(\s*std::cout|\bwrite_files\(|\bwrite_json\(|\
 OWN_TABLE = re.compile(
     r"\bResultTable\s+\w+\s*[({;=]|\bResultTable\s*[({]|<\s*(?:\w+::)*ResultTable\s*>"
     r"|\bfinish_table\s*\(|\brun_stage\s*\(")
+
+# A timing or a row made outside the stage protocol (benchmark.hpp's time_stage, which TableRun::run
+# calls): the poison, the two verifications, the NVTX range and the row's flags would each be the
+# chapter's own. A member called measure (x.measure(), p->measure()) is something else.
+OWN_TIMING = re.compile(
+    r"(?<![\w.>])(?:(?:ct|cudatutorial)::)?"
+    r"(?:measure|measure_round_trip|measure_after_setup|make_row)\s*\(")
 
 # Chapters allowed to make their tables and call finish_table themselves: none. A chapter added
 # here while it is being converted must leave again (test_the_exceptions_are_still_needed).
@@ -40,7 +51,7 @@ def matching_lines(root, pattern, skipped=()):
         if skipped and relative.startswith(skipped):
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            code = line.split("//")[0]
+            code = STRING_LITERAL.sub('""', line).split("//")[0]
             if pattern.search(code):
                 found.append(f"{relative}:{number}: {line.strip()}")
     return found
@@ -68,6 +79,23 @@ class TableOutputTest(unittest.TestCase):
         self.assertEqual(
             found, [], "make the table with ct::TableRun and end it with finish() "
             "(table_run.hpp) instead:\n" + "\n".join(found))
+
+    def test_chapters_time_their_rows_through_the_stage_protocol(self):
+        found = matching_lines(ROOT, OWN_TIMING)
+        self.assertEqual(
+            found, [], "time the row with ct::TableRun::run, or ct::time_stage with StageHooks "
+            "(benchmark.hpp), instead:\n" + "\n".join(found))
+
+    def test_the_timing_pattern_finds_each_call(self):
+        for line in ("const ct::Measurement m = ct::measure(launch, verify, config);",
+                     "ct::ResultRow row = ct::make_row(id, name, m, bytes);",
+                     "auto m = measure_round_trip(call, verify, c);",
+                     "cudatutorial::measure_after_setup(setup, launch, verify, config);"):
+            self.assertTrue(OWN_TIMING.search(line), line)
+        for line in ("ct::time_stage(stage, hooks, config);", "table.run(stage, hooks);",
+                     "measure_copy(from, to, path, bytes, config);", "probe.measure(x);",
+                     "runner->measure(x);", "em::measure_copy_bandwidth(info, bytes, config);"):
+            self.assertFalse(OWN_TIMING.search(line), line)
 
     def test_the_exceptions_are_still_needed(self):
         # An exception that no longer makes its own table is a chapter converted: drop it.

@@ -160,9 +160,9 @@ double percentile(std::vector<double> samples, double fraction) {
     return samples[std::min(index, samples.size() - 1)];
 }
 
-RoundTrip measure_round_trip(Way way, const RoundTripConfig& config) {
+RoundTrip time_round_trips(Way way, const RoundTripConfig& config) {
     if (config.n == 0 || config.tasks < 1 || config.warmup_tasks < 0) {
-        throw std::invalid_argument("measure_round_trip: n >= 1, tasks >= 1, warmup_tasks >= 0");
+        throw std::invalid_argument("time_round_trips: n >= 1, tasks >= 1, warmup_tasks >= 0");
     }
     RoundTrip m;
     m.way = way;
@@ -249,7 +249,7 @@ std::vector<ct::ResultRow> run_persistent_scenario(std::ostream& out,
     std::optional<double> baseline_ms;
     char letter = 'a';
     for (const Way way : all_ways()) {
-        const RoundTrip m = measure_round_trip(way, rt);
+        const RoundTrip m = time_round_trips(way, rt);
         if (way == Way::kLaunch && m.stats.samples > 0) {
             baseline_ms = m.stats.median_ms;
         }

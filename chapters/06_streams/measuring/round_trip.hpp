@@ -77,7 +77,7 @@ struct RoundTrip {
 /// and checking each receipt; then checks the buffer (for the persistent kernel, after a clean
 /// stop). A task that fails or times out ends the measurement with passed false and the reason;
 /// a CUDA error is thrown (cudatutorial::CudaError).
-RoundTrip measure_round_trip(Way way, const RoundTripConfig& config);
+RoundTrip time_round_trips(Way way, const RoundTripConfig& config);
 
 /// A measurement as a row of the chapter's table: id, the way's key, group `group` (the task),
 /// per-task median and min-max, and the columns "µs/task", "p99 µs" and "tasks".
