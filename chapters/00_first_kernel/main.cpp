@@ -202,7 +202,7 @@ int run_add_section(const Options& o, const Selection& selection, const ct::Devi
                           o.block, grid, stream);
         };
         hooks.verify = [&] { return arrays.verify(); };
-        hooks.bytes = 12.0 * static_cast<double>(arrays.n);
+        hooks.bytes = ct::MemoryTraffic().reads<float>(2 * arrays.n).writes<float>(arrays.n);
         table.run(*stage, hooks);
     }
     return table.finish();
@@ -294,7 +294,7 @@ int run_stencil_section(const Options& o, const Selection& selection, const ct::
             stage->launch(d_in.data(), d_out.data(), n, o.radius, o.block, stream);
         };
         hooks.verify = [&] { return fk::verify_stencil(expected, d_out.to_host()); };
-        hooks.bytes = 8.0 * static_cast<double>(n);
+        hooks.bytes = ct::MemoryTraffic().reads<int>(n).writes<int>(n);
         table.run(*stage, hooks);
     }
     return table.finish();

@@ -163,7 +163,7 @@ int timing_section(Run& r) {
         hooks.verify = [&] {
             return dv::verify_short_branch(c.to_host(), kernel.condition, info.warp_size);
         };
-        hooks.bytes = 4.0 * static_cast<double>(o.n);
+        hooks.bytes = ct::MemoryTraffic().writes<float>(o.n);  // each thread writes its float
         hooks.extras = [&](ct::ResultRow& row) {
             row.with("branch", kernel.branch);
             row.with("warps on both paths", paths.share_on_both_paths(kernel.recorded));

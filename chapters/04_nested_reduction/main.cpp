@@ -175,7 +175,7 @@ void measure_nested(ct::TableRun& table, const PlannedRow& planned, std::uint64_
         }
         return problems.empty() ? ct::Verification::pass() : ct::Verification::fail(problems);
     };
-    hooks.bytes = 4.0 * static_cast<double>(n);
+    hooks.bytes = ct::MemoryTraffic().reads<int>(n);
     hooks.extras = [&](ct::ResultRow& row) {
         std::string counted = std::to_string(first_run->launched);
         if (first_run->failed != 0) {
@@ -211,7 +211,7 @@ void measure_reducer(ct::TableRun& table, const ct::StageDescriptor& stage,
         }
         return ct::Verification::pass();
     };
-    hooks.bytes = 4.0 * static_cast<double>(n);
+    hooks.bytes = ct::MemoryTraffic().reads<int>(n);
     hooks.extras = [&](ct::ResultRow& row) {
         row.with("host launches", host_launches)
             .with("device launches", "0")
