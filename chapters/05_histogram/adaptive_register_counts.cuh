@@ -1,4 +1,4 @@
-// Device code of stage 8's adaptive candidates (adaptive_counts.hpp):
+// Device code of stage 8's adaptive candidates (stages/raw_count_candidates.hpp):
 //  - stream_vectors_pipelined: a grid-stride walk over 16-byte vectors in which the next step's
 //    loads are issued before this step's bytes are counted, so a thread has kLoads loads in
 //    flight while it counts (stage 7's loop has none in flight while it counts);

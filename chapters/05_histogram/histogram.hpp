@@ -147,8 +147,8 @@ struct Workspace {
     CubTempStorage cub_temp;                     ///< CUB's temporary storage
     cudatutorial::DeviceBuffer<int> cub_levels;  ///< bin boundaries for HistogramRange
     std::vector<int> cub_levels_host;            ///< what cub_levels holds
-    /// Stage 8's candidate (adaptive_counts.hpp: an index into kRawCountVariants) for the
-    /// binning `raw_count_binning`. Whoever runs stage 8 may choose it first (the executable
+    /// Stage 8's candidate (an index into kRawCountVariants, stages/raw_count_candidates.hpp) for
+    /// the binning `raw_count_binning`. Whoever runs stage 8 may choose it first (the executable
     /// stores its tuning pass's choice here, before the table); left at -1, or chosen for
     /// another binning, it is derived from the device's figures by the next launch and kept, so
     /// that the launches after it do not derive it again.
@@ -184,9 +184,9 @@ struct Stage : cudatutorial::StageDescriptor {
     /// Clears the output and computes the histogram of args.input on `stream` (asynchronous).
     /// Returns the launch configuration used.
     LaunchShape (*launch)(const StageArgs& args, cudaStream_t stream) = nullptr;
-    /// Runs one of the compiled candidates of adaptive_counts.hpp, chosen for the GPU and the
-    /// binning: the executable runs the tuning pass before its table when a selected stage says
-    /// so (stage 8), and hands the choice over in the Workspace.
+    /// Runs one of the compiled candidates of stages/raw_count_candidates.hpp, chosen for the GPU
+    /// and the binning: the executable runs the tuning pass before its table when a selected stage
+    /// says so (stage 8), and hands the choice over in the Workspace.
     bool uses_tuner = false;
 };
 
@@ -204,8 +204,11 @@ LaunchShape launch_privatized_aggregated(const StageArgs& args, cudaStream_t str
 LaunchShape launch_vectorized_private(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_lane_replicated(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream);
-LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream);
+/// Stage 8 (stages/stage8_raw_byte_counts.cu) with the candidate args.workspace holds, else the
+/// one derived for the current device, which the workspace then keeps
+/// (measuring/adaptive_counts.hpp: raw_count_variant_for).
+LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream);
 
 /// Whether CUB's row uses HistogramEven (every bin as wide as the others) or HistogramRange (the
 /// letters' last bin is narrower, e.g. "y-z" with width 4, which HistogramEven cannot express).

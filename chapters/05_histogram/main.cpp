@@ -288,8 +288,8 @@ int run(const Options& options) {
 }
 
 // Stage 8 chooses its counters for this GPU and binning: a short tuning pass on this input,
-// before any table row (adaptive_counts.hpp). The header says what it chose and why, and the
-// workspace that every row's launch gets hands the choice to stage 8.
+// before any table row (measuring/adaptive_counts.hpp). The header says what it chose and why, and
+// the workspace that every row's launch gets hands the choice to stage 8.
 void tune_stage8(const hg::StageArgs& args, ct::RunInfo& info) {
     const hg::adaptive::TuningResult tuning = hg::adaptive::tune_raw_byte_counts(args);
     info.set("stage 8 runs", hg::adaptive::describe_variant(tuning.choice.variant));

@@ -18,23 +18,25 @@
 // lets the stream's next kernel be scheduled (programmatic dependent launch, chapter 6), and the
 // count waits for it (cudaGridDependencySynchronize) only just before merging: the clear and the
 // count's launch overlap instead of following each other, which takes most of a launch gap out of
-// every call (H100, 2^28 random bytes: 0.0946 ms before, 0.0940 and 0.0939 ms in two runs after). Before compute capability 9.0 the two
-// launches simply follow each other (a memset, then the count).
+// every call (H100, 2^28 random bytes: 0.0946 ms before, 0.0940 and 0.0939 ms in two runs after).
+// Before compute capability 9.0 the two launches simply follow each other (a memset, then the
+// count).
 //
-// Adaptive: the kernel above is candidate 0 of a few (../adaptive_counts.hpp). With at most 8
+// Adaptive: the kernel above is candidate 0 of a few (raw_count_candidates.hpp). With at most 8
 // bins a thread can keep its counts in registers (../adaptive_register_counts.cuh) and needs no
 // atomic per byte, which is what binds on an H200; the next loads can be issued before the
 // current bytes are counted (pipelined). Which candidate runs is derived from the device's
 // figures and the binning, or measured by a short tuning pass that the executable runs, reports
 // in its header and hands to this stage in its Workspace.
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
-#include "adaptive_counts.hpp"
 #include "adaptive_register_counts.cuh"
 #include "cudatutorial/programmatic_launch.cuh"
 #include "histogram_device.cuh"
+#include "raw_count_candidates.hpp"
 
 namespace histogram {
 
@@ -135,8 +137,8 @@ void launch_candidate(const StageArgs& args, std::size_t vectors, cudaStream_t s
             const auto kernel = raw_byte_counts_kernel<kV.loads, kV.pipelined, Bins>;
             shape.grid =
                 detail::resolve_grid(kernel, args.grid, args.block, 0, tiles_of_one_thread);
-            clear_then_launch(args, kernel, shape.grid, stream, args.input, args.n,
-                              args.histogram, bins);
+            clear_then_launch(args, kernel, shape.grid, stream, args.input, args.n, args.histogram,
+                              bins);
         } else if constexpr (std::is_same_v<Bins, detail::LetterBins>) {
             const auto kernel = detail::register_nibble_counts_kernel<kV.loads, Bins>;
             shape.grid =
@@ -159,6 +161,28 @@ void launch_candidate_in(int variant, const StageArgs& args, std::size_t vectors
 
 }  // namespace
 
+namespace adaptive {
+
+std::string describe_variant(int variant) {
+    if (variant < 0 || variant >= kRawCountVariantCount) {
+        return "unknown candidate " + std::to_string(variant);
+    }
+    const RawCountVariant& v = kRawCountVariants[variant];
+    return std::string(v.counters == Counters::kSharedAtomics ? "shared atomics"
+                                                              : "register nibbles") +
+           ", " + std::to_string(v.loads) + " loads" + (v.pipelined ? ", pipelined" : "");
+}
+
+bool variant_applies(int variant, const Binning& binning) {
+    if (variant < 0 || variant >= kRawCountVariantCount) {
+        return false;
+    }
+    return kRawCountVariants[variant].counters == Counters::kSharedAtomics ||
+           binning.bins() <= kMaxRegisterBins;
+}
+
+}  // namespace adaptive
+
 LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int variant,
                                                      cudaStream_t stream) {
     if (!variant_applies(variant, args.binning)) {
@@ -176,11 +200,6 @@ LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int 
                         std::make_integer_sequence<int, adaptive::kRawCountVariantCount>{});
     CT_CHECK_LAUNCH();
     return shape;
-}
-
-LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
-    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_variant_for(args),
-                                                    stream);
 }
 
 }  // namespace histogram

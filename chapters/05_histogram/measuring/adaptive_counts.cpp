@@ -1,5 +1,6 @@
 // How stage 8 picks its candidate: the derivation from the device's figures and the binning
-// (pure arithmetic, tested on the CPU) and the tuning pass (adaptive_counts.hpp).
+// (pure arithmetic, tested on the CPU), the tuning pass, and the choice a launch makes when it
+// is handed none (adaptive_counts.hpp).
 #include "adaptive_counts.hpp"
 
 #include <algorithm>
@@ -22,24 +23,6 @@ std::string fixed(double value, int digits) {
 namespace tuning = cudatutorial::tuning;
 
 }  // namespace
-
-std::string describe_variant(int variant) {
-    if (variant < 0 || variant >= kRawCountVariantCount) {
-        return "unknown candidate " + std::to_string(variant);
-    }
-    const RawCountVariant& v = kRawCountVariants[variant];
-    return std::string(v.counters == Counters::kSharedAtomics ? "shared atomics"
-                                                              : "register nibbles") +
-           ", " + std::to_string(v.loads) + " loads" + (v.pipelined ? ", pipelined" : "");
-}
-
-bool variant_applies(int variant, const Binning& binning) {
-    if (variant < 0 || variant >= kRawCountVariantCount) {
-        return false;
-    }
-    return kRawCountVariants[variant].counters == Counters::kSharedAtomics ||
-           binning.bins() <= kMaxRegisterBins;
-}
 
 double bytes_per_sm_clock(const DeviceFigures& device) {
     const double per_second = device.bandwidth_gbs * 1e9;

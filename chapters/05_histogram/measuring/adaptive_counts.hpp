@@ -8,7 +8,8 @@
 // adding 1 << (4 x bin) per byte (the increment read from a 256-entry table in shared memory: no
 // atomic, no bank conflict for letters).
 //
-// The stage compiles a few candidates (kRawCountVariants) and picks one:
+// The stage compiles a few candidates (kRawCountVariants, stages/raw_count_candidates.hpp) and
+// picks one:
 //  (a) derive_raw_count_choice(): from the device's figures (bytes per SM per clock at the peak
 //      bandwidth, bytes in flight needed by Little's law) and the binning;
 //  (b) tune_raw_byte_counts(): a tuning pass on the program's input, a few runs of every
@@ -18,47 +19,14 @@
 // the derived one (raw_count_variant_for()).
 #pragma once
 
-#include <cuda_runtime_api.h>
-
-#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "cudatutorial/tuning.hpp"
 #include "histogram.hpp"
+#include "stages/raw_count_candidates.hpp"
 
 namespace histogram::adaptive {
-
-/// Where stage 8's counts live while a block counts.
-enum class Counters {
-    kSharedAtomics,    ///< 256 raw-byte counters x 32 lane copies in shared memory (any binning)
-    kRegisterNibbles,  ///< 8 four-bit counters packed in one register per thread (<= 8 bins)
-};
-
-/// One compiled candidate of stage 8.
-struct RawCountVariant {
-    Counters counters;
-    int loads;       ///< 16-byte loads per thread per step
-    bool pipelined;  ///< the next step's loads are issued before this step's bytes are counted
-};
-
-/// The candidates; index 0 is the stage as it was (the H100's fixed choice).
-inline constexpr RawCountVariant kRawCountVariants[] = {
-    {Counters::kSharedAtomics, 4, false},  {Counters::kSharedAtomics, 4, true},
-    {Counters::kSharedAtomics, 2, true},   {Counters::kRegisterNibbles, 2, true},
-    {Counters::kRegisterNibbles, 4, true},
-};
-inline constexpr int kRawCountVariantCount =
-    static_cast<int>(sizeof(kRawCountVariants) / sizeof(kRawCountVariants[0]));
-
-/// Bins the register counters hold: eight 4-bit fields of a 32-bit register.
-inline constexpr int kMaxRegisterBins = 8;
-
-/// "register nibbles, 2 loads, pipelined"
-std::string describe_variant(int variant);
-
-/// Whether candidate `variant` can count `binning` (register counters: at most 8 bins).
-bool variant_applies(int variant, const Binning& binning);
 
 /// What the derivation reads off the device (the SM count, clock, resident threads per SM and
 /// bandwidth). The constants it combines them with (the DRAM latency Little's law assumes, the
@@ -110,9 +78,5 @@ TuningResult tune_raw_byte_counts(const StageArgs& args, int reps = 9);
 /// the derived choice for the current device, which is then kept in args.workspace (when there
 /// is one) for the next launches.
 int raw_count_variant_for(const StageArgs& args);
-
-/// Stage 8 with candidate `variant` (stages/stage8_raw_byte_counts.cu); throws
-/// std::invalid_argument when the candidate does not apply to args.binning.
-LaunchShape launch_raw_byte_counts_variant(const StageArgs& args, int variant, cudaStream_t stream);
 
 }  // namespace histogram::adaptive
