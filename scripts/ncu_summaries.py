@@ -5,7 +5,7 @@ A chapter's ncu_summary.py names its columns (Column: which metric, its title, h
 shown) and picks one of three tables, which also says which kernel becomes which row:
 
     TextReportTable  ncu's text report (no --csv): one row per kernel, its last launch (the timed
-                     one), as aligned text with a legend. chapters/02_divergence/ncu_summary.py
+                     one), as aligned text with a legend. chapters/02_divergence/measuring/ncu_summary.py
     StageTable       `ncu --csv`: one row per stage of the chapter's program, the first launch of
                      each, as a Markdown table of the columns measured; the stages are the
                      program's own (`<build>/bin/<program> --stage list --json`).

@@ -162,7 +162,7 @@ class CommittedOutputsTest(unittest.TestCase):
                 self.assertEqual(made, (RESULTS / gpu / "execution_model_ncu.txt").read_text())
 
     def test_divergence_summary(self):
-        made = run_script("chapters/02_divergence/ncu_summary.py", H100 / "divergence_ncu.txt")
+        made = run_script("chapters/02_divergence/measuring/ncu_summary.py", H100 / "divergence_ncu.txt")
         self.assertEqual(made, (H100 / "divergence_ncu_summary.txt").read_text())
 
     def test_histogram_summary(self):

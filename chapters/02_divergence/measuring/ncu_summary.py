@@ -3,14 +3,14 @@
 launch, the timed one), one column per metric. Used to make
 docs/results/nvidia-h100-80gb-hbm3/divergence_ncu_summary.txt from divergence_ncu.txt:
 
-    python3 chapters/02_divergence/ncu_summary.py divergence_ncu.txt
+    python3 chapters/02_divergence/measuring/ncu_summary.py divergence_ncu.txt
 
 This file holds the chapter's columns; scripts/ncu_summaries.py makes the table.
 """
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "scripts"))
 import ncu_summaries  # noqa: E402  (the chapters' one ncu summary)
 from ncu_summaries import Column  # noqa: E402
 
