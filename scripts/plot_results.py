@@ -45,17 +45,41 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-# The names other scripts and the tests use (results_tables.py: comparison_table).
+# The names other scripts and the tests use (results_tables.py: comparison_table; the chapters'
+# one-figure scripts: the busbw and SM-scaling figures).
+from plotting.allreduce import busbw_figure, is_busbw_sweep  # noqa: E402,F401
 from plotting.compare import (comparison_cells, comparison_table, compare, verdict,  # noqa: E402,F401
                               verdict_words, versus)
 from plotting.figures import figure_plan, figures_for, plot_comparison, plot_one  # noqa: E402,F401
 from plotting.results import (fastest_ids, gpu_label, gpu_labels, load_results,  # noqa: E402,F401
                               ratio_words)
 from plotting.rows import stage_figure  # noqa: E402,F401
+from plotting.sweeps import is_scaling, scaling_figure  # noqa: E402,F401
 from plotting.runs import InputError, pack, this_gpu_folder  # noqa: E402
 from plotting.style import (DPI, PINNED, STAGE_COLOUR, BASELINE_COLOUR, WRONG_HATCH,  # noqa: E402,F401
                             WRONG_WORDS, check_pinned, import_pyplot, overlapping_texts, pinned,
                             texts_outside)
+
+
+def one_figure_main(description, accepts, make_figure, suffix, nothing, nothing_exit):
+    """The command line of a chapter's one-figure script (chapter 1's sm_scaling_plot.py, chapter
+    7's plot_busbw.py): `script.py TABLE.json [--out DIR]` draws make_figure(plt, [doc], [label])
+    into DIR (default: the JSON's folder) as <stem><suffix>.png/.svg when accepts(doc), else
+    prints "<json>: <nothing>" and returns nothing_exit."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("json", type=pathlib.Path)
+    parser.add_argument("--out", type=pathlib.Path, help="folder to write to (default: the JSON's)")
+    args = parser.parse_args()
+    doc = load_results(args.json.parent).get(args.json.stem)
+    if doc is None or not accepts(doc):
+        print(f"{args.json}: {nothing}")
+        return nothing_exit
+    figure = make_figure(import_pyplot(), [doc], [gpu_label(doc)])
+    out = args.out or args.json.parent
+    out.mkdir(parents=True, exist_ok=True)
+    for path in figure.save(out / f"{args.json.stem}{suffix}"):
+        print(f"wrote {path}")
+    return 0
 
 
 def main():

@@ -104,6 +104,25 @@ class SameBytesTest(unittest.TestCase):
                     self.assertEqual(differing(folder, out, names), [],
                                      "make plots OUT=docs/results with /usr/bin/python3")
 
+    def test_the_chapters_figure_scripts_redraw_their_committed_figures(self):
+        # Chapter 1's and chapter 7's one-figure scripts draw through plot_results.py's names:
+        # run each on a committed table and compare with the committed figure.
+        scripts = [("chapters/01_execution_model/measuring/sm_scaling_plot.py",
+                    "execution_model_scaling", "_sms"),
+                   ("chapters/07_multi_gpu/measuring/plot_busbw.py", "multi_gpu_allreduce",
+                    "_busbw")]
+        root = SCRIPT.parents[1]
+        for script, stem, suffix in scripts:
+            folders = [f for f in gpu_folders() if (f / f"{stem}{suffix}.svg").exists()]
+            self.assertNotEqual(folders, [], f"no committed {stem}{suffix}.svg")
+            with tempfile.TemporaryDirectory() as tmp, self.subTest(script=script):
+                run = subprocess.run([sys.executable, str(root / script),
+                                      str(folders[0] / f"{stem}.json"), "--out", tmp],
+                                     capture_output=True, text=True)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                names = [f"{stem}{suffix}.svg", f"{stem}{suffix}.png"]
+                self.assertEqual(differing(folders[0], tmp, names), [])
+
     def test_committed_comparison_redraws_byte_identical(self):
         committed = RESULTS / "compare"
         with tempfile.TemporaryDirectory() as tmp:

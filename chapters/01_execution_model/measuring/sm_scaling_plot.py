@@ -11,7 +11,6 @@ from the smallest partition dashed and every point's value written beside it. Th
 scripts/plot_results.py's (one style for every figure; `make plots` draws this one too).
 Reproducible: the same JSON gives the same bytes. Needs matplotlib.
 """
-import argparse
 import importlib.util
 import pathlib
 import sys
@@ -21,24 +20,7 @@ _spec = importlib.util.spec_from_file_location("plot_results", ROOT / "scripts" 
 plot_results = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plot_results)
 
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", type=pathlib.Path)
-    parser.add_argument("--out", type=pathlib.Path, help="folder to write to (default: the JSON's)")
-    args = parser.parse_args()
-    doc = plot_results.load_results(args.json.parent).get(args.json.stem)
-    if doc is None or not plot_results.is_scaling(doc):
-        print(f"{args.json}: no verified scaling rows to plot")
-        return 1
-    plt = plot_results.import_pyplot()
-    figure = plot_results.scaling_figure(plt, [doc], [plot_results.gpu_label(doc)])
-    out = args.out or args.json.parent
-    out.mkdir(parents=True, exist_ok=True)
-    for path in figure.save(out / f"{args.json.stem}_sms"):
-        print(f"wrote {path}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(plot_results.one_figure_main(__doc__.splitlines()[0], plot_results.is_scaling,
+                                          plot_results.scaling_figure, "_sms",
+                                          "no verified scaling rows to plot", 1))
