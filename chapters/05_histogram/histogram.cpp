@@ -322,6 +322,11 @@ class StageRow {
         stage_.uses_tuner = true;
         return *this;
     }
+    /// The name of its table row for a binning, where it differs from the stage's name.
+    StageRow& row_name(std::string (*name_for)(const Binning&)) {
+        stage_.row_name = name_for;
+        return *this;
+    }
     /// Its role in the table (a progression step unless said otherwise).
     StageRow& role(ct::StageRole role) {
         stage_.role = role;
@@ -386,6 +391,7 @@ const std::vector<Stage>& stages() {
             .idea("CUB DeviceHistogram (HistogramEven; HistogramRange when the last letter bin is "
                   "narrower)")
             .launcher(launch_cub_histogram)
+            .row_name(cub_call_name)
             .role(ct::StageRole::kBaseline),
     };
     return list;
@@ -404,6 +410,23 @@ const Stage* find_stage(const std::string& id_or_name) {
 
 bool cub_uses_histogram_even(const Binning& binning) {
     return binning.kind == Binning::Kind::kBytes || kLetters % binning.width == 0;
+}
+
+std::string cub_call_name(const Binning& binning) {
+    return cub_uses_histogram_even(binning) ? "cub_histogram_even" : "cub_histogram_range";
+}
+
+std::string LaunchShape::describe() const {
+    return chosen_by != nullptr ? std::string(chosen_by) + "'s own"
+                                : std::to_string(grid) + " x " + std::to_string(block);
+}
+
+ct::StageDescriptor Stage::descriptor_for(const Binning& binning) const {
+    ct::StageDescriptor descriptor = *this;
+    if (row_name != nullptr) {
+        descriptor.name = row_name(binning);
+    }
+    return descriptor;
 }
 
 }  // namespace histogram

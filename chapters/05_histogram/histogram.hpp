@@ -174,6 +174,10 @@ struct StageArgs {
 struct LaunchShape {
     int grid = 0;   ///< blocks of the main kernel (0 for CUB: it chooses its own)
     int block = 0;  ///< threads per block
+    /// The library that chose its own grid and block ("CUB"), or null.
+    const char* chosen_by = nullptr;
+    /// "1056 x 256" (grid x block), or "CUB's own" where a library chose.
+    std::string describe() const;
 };
 
 /// One row of the chapter's table.
@@ -188,6 +192,12 @@ struct Stage : cudatutorial::StageDescriptor {
     /// and the binning: the executable runs the tuning pass before its table when a selected stage
     /// says so (stage 8), and hands the choice over in the Workspace.
     bool uses_tuner = false;
+    /// The name of its table row for a binning, for a stage that makes a different call for
+    /// different binnings (CUB: cub_call_name); null: `name`, whatever the binning.
+    std::string (*row_name)(const Binning& binning) = nullptr;
+
+    /// The stage as its table row shows it for `binning`: this descriptor, named by row_name.
+    cudatutorial::StageDescriptor descriptor_for(const Binning& binning) const;
 };
 
 /// Every stage in table order: 1, 2, race, 3, 4, 5, 6, 7, 8, cub.
@@ -213,6 +223,9 @@ LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream);
 /// Whether CUB's row uses HistogramEven (every bin as wide as the others) or HistogramRange (the
 /// letters' last bin is narrower, e.g. "y-z" with width 4, which HistogramEven cannot express).
 bool cub_uses_histogram_even(const Binning& binning);
+/// The call CUB's row makes for `binning`, which names the row: "cub_histogram_even" or
+/// "cub_histogram_range".
+std::string cub_call_name(const Binning& binning);
 
 /// What one thread's chain of dependent global atomics costs (atomic_latency_probe.cu).
 struct AtomicLatency {

@@ -299,6 +299,62 @@ void tune_stage8(const hg::StageArgs& args, ct::RunInfo& info) {
     args.workspace->raw_count_binning = args.binning;
 }
 
+// The header of the stages' table: the input, its size, the binning, the launch shape, the runs.
+ct::RunInfo stages_run_info(const Options& options, const ct::DeviceInfo& device,
+                            const std::string& source, std::size_t n, const hg::Binning& binning) {
+    ct::RunInfo info = ct::make_run_info("histogram", "parallel histogram", device);
+    info.set("input", source);
+    info.set("bytes", ct::describe_size(n));
+    info.set("bins", binning.describe());
+    info.set("block", std::to_string(options.block));
+    info.set("grid", options.grid ? std::to_string(options.grid) : "auto (SMs x resident blocks)");
+    info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
+                         std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
+                         ")");
+    return info;
+}
+
+// How one stage runs in the table: launched on the shared arguments (`shape` keeps what the
+// launch used), checked bin by bin against the CPU reference (the race demonstration is never
+// presented as passing), the input's bytes for GB/s, its columns.
+ct::StageHooks byte_stage_hooks(const hg::Stage& stage, const hg::StageArgs& args,
+                                const hg::Histogram& reference,
+                                ct::DeviceBuffer<unsigned int>& d_histogram, int slow_reps,
+                                hg::LaunchShape& shape) {
+    ct::StageHooks hooks;
+    if (stage.slow) {
+        hooks.adjust_timing = [slow_reps](ct::BenchmarkConfig& config) {
+            config.repetitions = std::min(config.repetitions, slow_reps);
+            config.warmup = std::min(config.warmup, 1);
+        };
+    }
+    // A forgotten bin cannot look right.
+    hooks.poison = [&d_histogram] { d_histogram.fill_bytes(0xff); };
+    hooks.launch = [&stage, args, &shape](cudaStream_t stream) {
+        shape = stage.launch(args, stream);
+    };
+    const bool race_demo = stage.role == ct::StageRole::kExpectedFailure;
+    hooks.verify = [&reference, &d_histogram, binning = args.binning, race_demo]() {
+        const hg::Comparison comparison =
+            hg::compare_histograms(reference, d_histogram.to_host(), binning);
+        if (race_demo) {  // never presented as passing, even when nothing was lost
+            return ct::Verification::fail(
+                comparison.equal ? std::string("no count lost this time (a race does not "
+                                               "always show, which is what makes it "
+                                               "dangerous)")
+                                 : comparison.detail);
+        }
+        return comparison.equal ? ct::Verification::pass()
+                                : ct::Verification::fail(comparison.detail);
+    };
+    hooks.bytes = ct::MemoryTraffic().reads<unsigned char>(args.n);
+    hooks.extras = [&shape](ct::ResultRow& row) {
+        row.with("grid x block", shape.describe());
+        row.with("runs", std::to_string(row.stats.samples));
+    };
+    return hooks;
+}
+
 int run_stages(const Options& options) {
     // Everything that can be checked without a GPU first: bad input exits with 2.
     if (options.bins == "bytes" && options.bin_width_given) {
@@ -316,7 +372,7 @@ int run_stages(const Options& options) {
     }
     std::vector<unsigned char> host;
     std::string source;
-    if (!options.input_path.empty()) {
+    if (!options.input_path.empty()) {  // read before the device: a bad file exits with 2
         host = hg::read_input_file(options.input_path);
         source = "file " + options.input_path;
     }
@@ -338,15 +394,7 @@ int run_stages(const Options& options) {
     ct::DeviceBuffer<unsigned int> d_histogram(static_cast<std::size_t>(binning.bins()));
     hg::Workspace workspace;
 
-    ct::RunInfo info = ct::make_run_info("histogram", "parallel histogram", device);
-    info.set("input", source);
-    info.set("bytes", ct::describe_size(n));
-    info.set("bins", binning.describe());
-    info.set("block", std::to_string(options.block));
-    info.set("grid", options.grid ? std::to_string(options.grid) : "auto (SMs x resident blocks)");
-    info.set("reps", std::to_string(options.common.repetitions) + " (stages 1, 2, race: " +
-                         std::to_string(std::min(options.slow_reps, options.common.repetitions)) +
-                         ")");
+    ct::RunInfo info = stages_run_info(options, device, source, n, binning);
     const hg::StageArgs args{d_input.data(), n,         d_histogram.data(), binning, options.block,
                              options.grid,   &workspace};
     if (std::any_of(selected.begin(), selected.end(),
@@ -355,45 +403,10 @@ int run_stages(const Options& options) {
     }
     ct::TableRun table(info, options.common);
     table.set_baseline("cub", "CUB");
-
     for (const hg::Stage* stage : selected) {
-        ct::StageHooks hooks;
-        if (stage->slow) {
-            hooks.adjust_timing = [&](ct::BenchmarkConfig& config) {
-                config.repetitions = std::min(config.repetitions, options.slow_reps);
-                config.warmup = std::min(config.warmup, 1);
-            };
-        }
-        const bool race_demo = stage->role == ct::StageRole::kExpectedFailure;
         hg::LaunchShape shape;
-        hooks.poison = [&] { d_histogram.fill_bytes(0xff); };  // a forgotten bin cannot look right
-        hooks.launch = [&](cudaStream_t stream) { shape = stage->launch(args, stream); };
-        hooks.verify = [&]() {
-            const hg::Comparison comparison =
-                hg::compare_histograms(reference, d_histogram.to_host(), binning);
-            if (race_demo) {  // never presented as passing, even when nothing was lost
-                return ct::Verification::fail(
-                    comparison.equal ? std::string("no count lost this time (a race does not "
-                                                   "always show, which is what makes it "
-                                                   "dangerous)")
-                                     : comparison.detail);
-            }
-            return comparison.equal ? ct::Verification::pass()
-                                    : ct::Verification::fail(comparison.detail);
-        };
-        hooks.bytes = static_cast<double>(n);
-        hooks.extras = [&](ct::ResultRow& row) {
-            const bool cub = stage->role == ct::StageRole::kBaseline;
-            row.with("grid x block",
-                     cub ? std::string("CUB's own")
-                         : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
-            row.with("runs", std::to_string(row.stats.samples));
-            if (cub) {
-                row.name = hg::cub_uses_histogram_even(binning) ? "cub_histogram_even"
-                                                                : "cub_histogram_range";
-            }
-        };
-        table.run(*stage, hooks);
+        table.run(stage->descriptor_for(binning),
+                  byte_stage_hooks(*stage, args, reference, d_histogram, options.slow_reps, shape));
     }
 
     const int status = table.finish();

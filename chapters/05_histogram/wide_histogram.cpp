@@ -102,6 +102,11 @@ Histogram wide_reference_histogram(const WideValue* data, std::size_t n, int bin
     return total;
 }
 
+std::string WideShape::describe() const {
+    return chosen_by != nullptr ? std::string(chosen_by) + "'s own"
+                                : std::to_string(grid) + " x " + std::to_string(block);
+}
+
 Comparison compare_wide_histograms(const Histogram& reference, const Histogram& result) {
     return compare_counts(reference, result, [](int bin) { return "bin " + std::to_string(bin); });
 }

@@ -89,6 +89,10 @@ struct WideShape {
     int cluster = 0;               ///< blocks per cluster (0: not a cluster launch)
     std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
     int resident_blocks = 0;       ///< blocks the GPU holds at once with this shape (0: unknown)
+    /// The library that chose its own launches ("CUB"), or null.
+    const char* chosen_by = nullptr;
+    /// "1056 x 256" (grid x block), or "CUB's own" where a library chose.
+    std::string describe() const;
 };
 
 /// One row of the wide section's table.

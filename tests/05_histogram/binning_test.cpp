@@ -92,6 +92,26 @@ TEST(HistogramBinning, BinningsAreEqualWhenTheyMakeTheSameBins) {
     EXPECT_TRUE(hg::Binning::bytes() == hg::Binning::bytes());
 }
 
+TEST(HistogramStages, TheCubRowIsNamedAfterTheCallItMakes) {
+    // HistogramRange where the last letter bin is narrower ("y-z" with width 4), else
+    // HistogramEven; every other row keeps the stage's name.
+    const hg::Stage& cub = *hg::find_stage("cub");
+    EXPECT_EQ(cub.descriptor_for(hg::Binning::letters(4)).name, "cub_histogram_range");
+    EXPECT_EQ(cub.descriptor_for(hg::Binning::letters(2)).name, "cub_histogram_even");
+    EXPECT_EQ(cub.descriptor_for(hg::Binning::bytes()).name, "cub_histogram_even");
+    EXPECT_EQ(cub.descriptor_for(hg::Binning::bytes()).id, "cub");
+    for (const hg::Stage& stage : hg::stages()) {
+        if (&stage != &cub) {
+            EXPECT_EQ(stage.descriptor_for(hg::Binning::letters(4)).name, stage.name);
+        }
+    }
+}
+
+TEST(HistogramStages, AShapeDescribesItsLaunch) {
+    EXPECT_EQ((hg::LaunchShape{1056, 256}.describe()), "1056 x 256");
+    EXPECT_EQ((hg::LaunchShape{0, 0, "CUB"}.describe()), "CUB's own");
+}
+
 TEST(HistogramStages, TheListIsConsistent) {
     std::set<std::string> ids;
     std::set<std::string> names;

@@ -71,7 +71,13 @@ void expect_matches(const hg::Stage& stage, const unsigned char* d_input, std::s
     const hg::StageArgs args{d_input,     n,          d_histogram.data(), binning,
                              shape.block, shape.grid, &workspace};
     d_histogram.fill_bytes(0xff);
-    stage.launch(args, nullptr);
+    const hg::LaunchShape launched = stage.launch(args, nullptr);
+    // The table's "grid x block": CUB's own choice, else the block asked for.
+    if (stage.role == ct::StageRole::kBaseline) {
+        EXPECT_EQ(launched.describe(), "CUB's own");
+    } else {
+        EXPECT_EQ(launched.block, shape.block);
+    }
     CT_CHECK(cudaDeviceSynchronize());
     std::vector<unsigned int> result(static_cast<std::size_t>(binning.bins()));
     d_histogram.copy_to_host(result.data(), result.size());

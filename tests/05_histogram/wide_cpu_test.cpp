@@ -181,6 +181,16 @@ TEST(HistogramWideKernels, TheListHasEveryIdeaOnceInTableOrder) {
     EXPECT_EQ(hg::find_wide_kernel("3"), nullptr);
 }
 
+TEST(HistogramWideKernels, AShapeDescribesItsLaunch) {
+    hg::WideShape shape;
+    shape.grid = 132;
+    shape.block = 256;
+    EXPECT_EQ(shape.describe(), "132 x 256");
+    hg::WideShape cub;
+    cub.chosen_by = "CUB";  // as launch_wide_cub returns it
+    EXPECT_EQ(cub.describe(), "CUB's own");
+}
+
 TEST(HistogramWideCli, BadWideOptionsExitWithTwoBeforeTheDevice) {
     expect_usage_errors(
         HISTOGRAM_BIN,

@@ -113,6 +113,8 @@ void expect_kernel_matches(const hg::WideKernel& kernel, const hg::WideArgs& arg
         EXPECT_EQ(shape.cluster, kernel.cluster);
         EXPECT_EQ(shape.grid % kernel.cluster, 0) << "grid " << shape.grid;
     }
+    // The table's "grid x block" and "shared/block": CUB says it chose them.
+    EXPECT_EQ(shape.chosen_by != nullptr, kernel.role == ct::StageRole::kBaseline);
     kernel.launch(args, nullptr);
     CT_CHECK(cudaDeviceSynchronize());
     result.resize(static_cast<std::size_t>(args.bins));
@@ -228,8 +230,7 @@ TEST(HistogramWideGpu, TheSectionRunsAndVerifiesEveryRow) {
     EXPECT_NE(written.find("| id | bins | kernel |"), std::string::npos) << written;
     EXPECT_NE(written.find("| global | 65536 | `wide_global_atomics` |"), std::string::npos)
         << written;
-    EXPECT_NE(written.find("| cub | 4097 | `cub_histogram_even` |"), std::string::npos)
-        << written;
+    EXPECT_NE(written.find("| cub | 4097 | `cub_histogram_even` |"), std::string::npos) << written;
     EXPECT_NE(written.find(" × CUB | result |"), std::string::npos) << written;
 }
 

@@ -80,14 +80,11 @@ ct::StageHooks wide_hooks(WideRun& run, const WideKernel& kernel, const WideArgs
         // Rows compare within their bin count (x CUB, x best non-cluster), not along one
         // progression.
         row.in_progression = false;
-        const bool cub = kernel.role == ct::StageRole::kBaseline;
         row.with("cluster", kernel.cluster ? std::to_string(kernel.cluster) : "-");
-        row.with("shared/block", cub ? std::string("CUB's own") : kib(shape.shared_bytes));
+        row.with("shared/block", shape.chosen_by ? shape.describe() : kib(shape.shared_bytes));
         row.with("resident blocks",
                  shape.resident_blocks ? std::to_string(shape.resident_blocks) : "-");
-        row.with("grid x block",
-                 cub ? std::string("CUB's own")
-                     : std::to_string(shape.grid) + " x " + std::to_string(shape.block));
+        row.with("grid x block", shape.describe());
         row.with("runs", std::to_string(row.stats.samples));
     };
     hooks.group = std::to_string(args.bins);

@@ -59,7 +59,7 @@ LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream) {
     // The bins' key of the size query: 256 for bytes, -width for letters.
     const int bins_key = args.binning.kind == Binning::Kind::kBytes ? 256 : -args.binning.width;
     detail::call_with_cub_temp(workspace.cub_temp, args.n, bins_key, call);
-    return LaunchShape{0, 0};
+    return LaunchShape{0, 0, "CUB"};  // CUB chooses its own grid and block
 }
 
 }  // namespace histogram
