@@ -53,6 +53,13 @@ struct BlellochTileScan {
             distance *= 2;
         }
         __syncthreads();
+        // EXERCISE BEGIN: the down-sweep. Thread 0 keeps the tile's total (its last value) in
+        // EXERCISE HINT: s.total and sets the last value to 0, the root's prefix. Then one level
+        // EXERCISE HINT: per step: active = 1, 2, 4, ... threads, distance halving from
+        // EXERCISE HINT: kTileItems / 2 (it is kTileItems after the up-sweep), a barrier before
+        // EXERCISE HINT: each level; thread t < active takes left = distance * (2t + 1) - 1 and
+        // EXERCISE HINT: right = distance * (2t + 2) - 1: the left child gets the parent's value
+        // EXERCISE HINT: (data[right]), the right child the parent's value plus the left's old one
         if (t == 0) {
             s.total = s.data[kTileItems - 1];
             s.data[kTileItems - 1] = 0;  // the exclusive prefix of the whole tile
@@ -70,6 +77,7 @@ struct BlellochTileScan {
                 s.data[right] += left_sum;
             }
         }
+        // EXERCISE END
         __syncthreads();
         if (t < kWarpSize) {
             const Value seed = prefix_of(s.total);
