@@ -316,6 +316,7 @@ PROGRAMS = {
     "histogram": ("Histogram", "bytes", "stage"),
     "streams": ("Streams", None, "scenario"),
     "multi_gpu": ("Multi-GPU", None, "variant"),
+    "scan": ("Scan", "values", "stage"),
 }
 
 
