@@ -9,7 +9,7 @@ import json
 import pathlib
 import unittest
 
-from plot_test_support import RESULTS, pr
+from plot_test_support import RESULTS
 
 from plotting import compare as compare_module  # noqa: E402
 from plotting import results as results_module  # noqa: E402
