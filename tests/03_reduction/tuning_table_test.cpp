@@ -82,21 +82,3 @@ TEST(TuningTable, EveryEntrySaysWhereItsValuesComeFrom) {
     }
     EXPECT_EQ(defaults, 1);
 }
-
-TEST(TuningCache, ChoicesArePerDeviceAndKey) {
-    tuning::ChoiceCache<int, std::string> cache;
-    EXPECT_FALSE(cache.find(0, 256).has_value());
-    cache.store(0, 256, "tuned on device 0");
-    EXPECT_EQ(cache.find(0, 256).value(), "tuned on device 0");
-    EXPECT_FALSE(cache.find(1, 256).has_value());
-    EXPECT_FALSE(cache.find(0, 512).has_value());
-    int made = 0;
-    const auto make = [&] {
-        ++made;
-        return std::string("derived");
-    };
-    EXPECT_EQ(cache.find_or_make(1, 256, make), "derived");
-    EXPECT_EQ(cache.find_or_make(1, 256, make), "derived");
-    EXPECT_EQ(cache.find_or_make(0, 256, make), "tuned on device 0");
-    EXPECT_EQ(made, 1);
-}

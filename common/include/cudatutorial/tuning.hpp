@@ -1,17 +1,14 @@
 /// @file tuning.hpp
 /// @brief What the adaptive stages (chapter 3's stages 10-12, chapter 5's stage 8) share: their
 /// per-architecture constants as data, one table by compute capability with a fallback chain
-/// (CUB keeps its tuning policies the same way), the device figures they derive a choice from,
-/// and a per-device cache of the choices a process made.
+/// (CUB keeps its tuning policies the same way), and the device figures they derive a choice from.
 ///
 /// The table gives a first choice without measuring anything; each chapter's run-time tuner
-/// (a short timing pass over its own candidates) overrides it and says why. Each chapter keeps
+/// (a short timing pass over its own candidates, run before the table) overrides it, says why,
+/// and hands its choice to the stages that use it: nothing is cached behind their backs. Each chapter keeps
 /// its candidates and how it derives a choice from these figures; only the machinery is here.
 #pragma once
 
-#include <map>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,39 +74,5 @@ DeviceFigures device_figures(int device);
 
 /// cudaGetDevice().
 int current_device();
-
-/// The choices one adaptive stage made in this process, per (device, key): a tuning pass stores
-/// its result, later launches on the same device find it. Safe to use from several threads.
-template <typename Key, typename Choice>
-class ChoiceCache {
-  public:
-    /// The choice stored for (device, key), or nothing.
-    std::optional<Choice> find(int device, const Key& key) const {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        const auto found = choices_.find({device, key});
-        return found == choices_.end() ? std::nullopt : std::optional<Choice>(found->second);
-    }
-
-    /// Stores (or replaces) the choice for (device, key).
-    void store(int device, const Key& key, Choice choice) {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        choices_[{device, key}] = std::move(choice);
-    }
-
-    /// The stored choice, else `make()`, stored (make runs under the lock: once per key).
-    template <typename Make>
-    Choice find_or_make(int device, const Key& key, Make&& make) {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        const auto found = choices_.find({device, key});
-        if (found != choices_.end()) {
-            return found->second;
-        }
-        return choices_.emplace(std::pair<int, Key>{device, key}, make()).first->second;
-    }
-
-  private:
-    mutable std::mutex mutex_;
-    std::map<std::pair<int, Key>, Choice> choices_;
-};
 
 }  // namespace cudatutorial::tuning
