@@ -9,8 +9,8 @@
 //   word       0 ... 31 | 33 ... 64 | 66 ...      (words 32, 65, ... are never used)
 //
 // With both terms, no level of either sweep has two lanes of a warp on one bank, for every tile
-// size from 64 to 2048 values (with i/32 alone one level of the 2048-value tile keeps a 2-way
-// conflict). The loads and stores still go to consecutive words. Cost: 1/32 more shared memory
+// size from 64 to 2048 values (with i/32 alone, the levels at distances 32 to 512 of the
+// 2048-value tile keep 2-way conflicts: the deep dive counts them). The loads and stores still go to consecutive words. Cost: 1/32 more shared memory
 // and an add or two per index.
 // Why it should be faster: a conflict serializes a warp's shared-memory access; the sweeps are
 // mostly such accesses, so removing up to 32-way conflicts shortens every deep level.

@@ -3,7 +3,9 @@
 // What changed from stage 3: no tree in shared memory. A warp scans 32 values held in its lanes'
 // registers with __shfl_up_sync: lane i reads lane i - d's register directly, for d = 1, 2, 4,
 // 8, 16 (warp_inclusive_scan in scan_device.cuh) - stage 1's doubling steps, but within one
-// warp, which moves in lock step, so a shuffle needs no barrier and no shared-memory round trip.
+// warp. The lanes of a warp are not promised to run in step (since Volta each thread has its own
+// program counter): __shfl_up_sync itself waits for the lanes of its mask, so a shuffle needs no
+// barrier and no shared-memory round trip.
 // The tile is 2 x block values as before; each thread takes two neighbours and adds them first,
 // so the warps scan pair sums:
 //   1. each thread: s = x[2t] + x[2t+1]                       (in registers)
