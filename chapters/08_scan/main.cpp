@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptive_lookback.hpp"
 #include "copy_ceiling.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
@@ -177,22 +178,42 @@ int run(const Options& o) {
     ct::DeviceBuffer<scan::Value> d_out(n);
     ct::PinnedBuffer<scan::Value> readback(n);
 
-    ct::TableRun table(make_info(o, checked, device, expected.back()), o.common);
+    // 4. Stage 7 runs the candidate that a short tuning pass on this input measures fastest on
+    //    this GPU (measuring/adaptive_lookback.hpp), each candidate checked before it is timed;
+    //    what it chose and why go into the header, and the choice to stage 7's Scanner.
+    ct::RunInfo info = make_info(o, checked, device, expected.back());
+    std::optional<scan::adaptive::TuningResult> tuning;
+    if (std::any_of(checked.stages.begin(), checked.stages.end(), [](const auto& entry) {
+            return entry.first->uses_tuner && entry.second.empty();
+        })) {
+        scan::adaptive::OutputCheck check;
+        check.poison = [&] { d_out.fill_bytes(scan::poison_byte(expected.front())); };
+        check.verify = [&] {
+            d_out.copy_to_host(readback.data(), n);
+            return scan::describe_mismatch(readback.data(), expected.data(), n);
+        };
+        tuning = scan::adaptive::tune_lookback(d_in.data(), d_out.data(), n, checked.kind, check);
+        scan::adaptive::describe_choice(*tuning, info);
+    }
+
+    ct::TableRun table(info, o.common);
     table.set_baseline(scan::kCubStageId, "CUB");
 
-    // 4. The ceiling first: every row's "% of copy" is its GB/s over this copy's.
+    // 5. The ceiling first: every row's "% of copy" is its GB/s over this copy's.
     const scan::Scanner copy(scan::kCopyStageId, n, o.block, checked.kind);
     ct::ResultRow copy_row =
         table.time_stage(copy.stage(), hooks_for({copy, input, d_in, d_out, readback}));
     const scan::CopyCeiling ceiling(copy_row);
 
-    // 5. The stages, in table order.
+    // 6. The stages, in table order.
     for (const auto& [stage, reason] : checked.stages) {
         if (!reason.empty()) {
             table.skip(*stage, "not run: " + reason);
             continue;
         }
-        const scan::Scanner scanner(stage->id, n, o.block, checked.kind);
+        const int candidate = stage->uses_tuner && tuning ? tuning->chosen : -1;
+        const scan::Scanner scanner(stage->id, n, o.block, checked.kind, scan::kDefaultWaitLimitNs,
+                                    candidate);
         ct::StageHooks hooks = hooks_for({scanner, expected, d_in, d_out, readback});
         hooks.extras = [&](ct::ResultRow& row) {
             ceiling.add_column(row);

@@ -106,6 +106,9 @@ struct StageInfo : cudatutorial::StageDescriptor {
     /// When set, the items per thread at each block size (stage 7's tuned shape), instead of
     /// items_per_thread.
     int (*items_per_thread_at)(int block) = nullptr;
+    /// Runs the candidate of stages/lookback_candidates.hpp that a tuning pass chose (stage 7;
+    /// measuring/adaptive_lookback.hpp), handed to its Scanner.
+    bool uses_tuner = false;
     bool by_default = true;  ///< part of `--stage all`
     std::string source;      ///< the file that holds its kernel, relative to the chapter
     /// The stage's launcher (stages/scan_launchers.hpp); null for CUB and the copy, which the
@@ -172,8 +175,11 @@ unsigned int checked_grid(std::uint64_t blocks, const std::string& stage_id);
 class Scanner {
   public:
     /// `block_size` is ignored by CUB and the copy. `wait_limit_ns` bounds every look-back wait.
+    /// `candidate`: for a stage that uses_tuner (stage 7), the candidate to run, an index into
+    /// detail::kLookbackCandidates (its own block size replaces `block_size`), as the tuning pass
+    /// chose it; -1 runs the stage's derived shape at `block_size`. Any other stage takes -1 only.
     Scanner(const std::string& stage_id, std::size_t n, int block_size, Kind kind,
-            std::uint64_t wait_limit_ns = kDefaultWaitLimitNs);
+            std::uint64_t wait_limit_ns = kDefaultWaitLimitNs, int candidate = -1);
     ~Scanner();
     Scanner(const Scanner&) = delete;
     Scanner& operator=(const Scanner&) = delete;
@@ -191,6 +197,8 @@ class Scanner {
     const StageInfo& stage() const;
     std::size_t n() const;
     int block_size() const;
+    /// The candidate it runs, or -1.
+    int candidate() const;
     Kind kind() const;
     /// The launches run() makes (config::plan_launches).
     const std::vector<config::Launch>& launches() const;

@@ -50,6 +50,11 @@ class StageRow {
         info_.items_per_thread_at = count_at;
         return *this;
     }
+    /// Runs the candidate a tuning pass chose (Scanner's `candidate`).
+    StageRow& uses_tuner() {
+        info_.uses_tuner = true;
+        return *this;
+    }
     /// Its role in the table (a progression step unless said otherwise).
     StageRow& role(cudatutorial::StageRole role) {
         info_.role = role;
@@ -103,11 +108,12 @@ std::vector<StageInfo> make_stages() {
             .method(Method::kSinglePass)
             .role(StageRole::kExpectedFailure),
         stage("7", "vectorized_lookback")
-            .idea("stage 6 with int4 loads and several vectors per thread")
+            .idea("stage 6 with int4 loads, several vectors per thread, the shape tuned per run")
             .source("stages/stage7_vectorized_lookback.cu")
             .launcher(launch_vectorized_lookback)
             .method(Method::kSinglePass)
-            .items_per_thread_at(vectorized_items_per_thread),
+            .items_per_thread_at(vectorized_items_per_thread)
+            .uses_tuner(),
         stage(kCubStageId, "cub_device_scan")
             .idea("cub::DeviceScan::InclusiveSum / ExclusiveSum (the baseline)")
             .source("stages/scan_cub_baseline.cu")

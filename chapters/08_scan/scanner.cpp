@@ -10,6 +10,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/report.hpp"
 #include "scan.hpp"
+#include "stages/lookback_candidates.hpp"
 #include "stages/scan_launchers.hpp"
 
 namespace scan {
@@ -161,31 +162,43 @@ struct Scanner::Impl {
     /// The single-pass stages' run number, 1..2^30-1: a status word of another run reads as
     /// "not published yet", so the words need no clearing between runs.
     mutable unsigned int generation = 0;
+    int candidate = -1;  ///< stage 7's tuned candidate, or -1
 };
 
 Scanner::Scanner(const std::string& stage_id, std::size_t n, int block_size, Kind kind,
-                 std::uint64_t wait_limit_ns)
+                 std::uint64_t wait_limit_ns, int candidate)
     : impl_(std::make_unique<Impl>()) {
-    validate_configuration(stage_id, n, block_size);
     Impl& s = *impl_;
     s.stage = &stage_or_throw(stage_id);
+    if (candidate >= 0) {  // the candidate's own block size and tile
+        if (!s.stage->uses_tuner) {
+            throw std::invalid_argument("stage " + stage_id + " has no tuned candidates");
+        }
+        detail::check_candidate(candidate);
+        block_size = detail::kLookbackCandidates[candidate].block;
+    }
+    validate_configuration(stage_id, n, block_size);
     s.n = n;
     s.block = scans_by_tiles(*s.stage) ? block_size : 0;
     s.kind = kind;
     s.wait_limit_ns = wait_limit_ns;
+    s.candidate = candidate;
     s.launches = plan(*s.stage, n, block_size);
+    const std::uint64_t tile = candidate >= 0 ? detail::candidate_tile_items(candidate)
+                                              : config::tile_items(*s.stage, s.block);
+    if (candidate >= 0) {
+        s.launches = {{s.stage->name, detail::vectorized_lookback_grid(candidate, n), s.block, n}};
+    }
     switch (s.stage->method) {
         case Method::kScanThenPropagate:
         case Method::kReduceThenScan:
-            for (std::uint64_t size :
-                 config::level_sizes(n, config::tile_items(*s.stage, s.block))) {
+            for (std::uint64_t size : config::level_sizes(n, tile)) {
                 s.levels.emplace_back(size);
                 s.level_pointers.push_back(s.levels.back().data());
             }
             break;
         case Method::kSinglePass:
-            s.tile_status = cudatutorial::DeviceBuffer<unsigned long long>(
-                config::tiles(n, config::tile_items(*s.stage, s.block)));
+            s.tile_status = cudatutorial::DeviceBuffer<unsigned long long>(config::tiles(n, tile));
             s.tile_status.fill_bytes(0);  // generation 0: no run's
             s.tile_counter = cudatutorial::DeviceBuffer<unsigned int>(1);
             s.tile_counter.fill_bytes(0);
@@ -235,6 +248,7 @@ void Scanner::run(const Value* d_in, Value* d_out, cudaStream_t stream) const {
             args.error_flag = s.error_flag.data();
             args.generation = s.generation;
             args.wait_limit_ns = s.wait_limit_ns;
+            args.candidate = s.candidate;
             break;
         case Method::kScanThenPropagate:
         case Method::kReduceThenScan:
@@ -267,6 +281,9 @@ std::size_t Scanner::n() const {
 }
 int Scanner::block_size() const {
     return impl_->block;
+}
+int Scanner::candidate() const {
+    return impl_->candidate;
 }
 Kind Scanner::kind() const {
     return impl_->kind;

@@ -1,8 +1,9 @@
 // GPU tests of chapter 8: every stage against the CPU reference over edge sizes x block sizes x
-// inclusive/exclusive x data (random, max), repeated runs of one Scanner, every compiled shape of
-// stage 7, a size past 2^31 for the single-pass stages and CUB, the labelled wrong stage 6x
-// (BugDemo: left out of the sanitizer runs), the executable end to end, and stage 7's tuning
-// table (opt-in: CT_SCAN_TUNING=1).
+// inclusive/exclusive x data (random, max), repeated runs of one Scanner, every candidate of
+// stage 7 (few resident blocks looping over many tiles among them) and its tuning pass, a size
+// past 2^31 for the single-pass stages and CUB, the labelled wrong stage 6x (BugDemo: left out
+// of the sanitizer runs), the executable end to end, and the timing table of stage 7's
+// candidates (opt-in: CT_SCAN_TUNING=1).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptive_lookback.hpp"
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
@@ -24,6 +26,7 @@
 #include "gpu_test.hpp"
 #include "process.hpp"
 #include "scan.hpp"
+#include "stages/lookback_candidates.hpp"
 #include "stages/scan_launchers.hpp"
 
 namespace ct = cudatutorial;
@@ -173,21 +176,23 @@ TEST(ScanGpu, CopyCeilingCopies) {
 
 namespace {
 
-/// The workspace of one single-pass launch of an explicit stage 7 shape (what a Scanner owns).
-struct ShapeWorkspace {
+/// The workspace of one launch of stage 7's candidate (what a Scanner owns), for launches with a
+/// limit on the resident grid, which a Scanner does not offer.
+struct CandidateWorkspace {
     ct::DeviceBuffer<unsigned long long> status;
     ct::DeviceBuffer<unsigned int> counter{1};
     ct::DeviceBuffer<unsigned int> error{1};
     unsigned int generation = 0;
 
-    ShapeWorkspace(std::size_t n, scan::detail::VectorizedShape shape)
-        : status(scan::config::tiles(n, 4u * shape.vectors * shape.block)) {
+    CandidateWorkspace(std::size_t n, int candidate)
+        : status(scan::config::tiles(n, scan::detail::candidate_tile_items(candidate))) {
         status.fill_bytes(0);
         counter.fill_bytes(0);
         error.fill_bytes(0);
     }
 
-    scan::detail::LaunchArgs args(const Value* in, Value* out, std::size_t n, Kind kind) {
+    scan::detail::LaunchArgs args(const Value* in, Value* out, std::size_t n, Kind kind,
+                                  int candidate, unsigned int grid_limit) {
         scan::detail::LaunchArgs a;
         a.in = in;
         a.out = out;
@@ -198,6 +203,8 @@ struct ShapeWorkspace {
         a.error_flag = error.data();
         a.generation = ++generation;
         a.wait_limit_ns = wait_limit();
+        a.candidate = candidate;
+        a.resident_grid_limit = grid_limit;
         return a;
     }
 
@@ -208,33 +215,98 @@ struct ShapeWorkspace {
     }
 };
 
-std::string shape_name(scan::detail::VectorizedShape shape) {
-    return "block " + std::to_string(shape.block) + " x " + std::to_string(shape.vectors) +
-           " int4 per thread";
+/// Sizes for stage 7's candidates: edges around warps, powers of two, partial last tiles (of
+/// every tile size, 4,096 to 16,384 values), n not a multiple of 4, and (not under the
+/// sanitizer) enough tiles that the resident blocks loop several times each. Under the sanitizer:
+/// four small sizes, random data only.
+std::vector<std::size_t> candidate_sizes() {
+    if (sanitizing()) {
+        return {1, 33, 1025, (1u << 14) + 3};
+    }
+    return {1,
+            31,
+            32,
+            33,
+            1023,
+            1024,
+            1025,
+            4095,
+            4097,
+            16383,
+            16385,
+            65535,
+            65537,
+            (1u << 20) - 1,
+            (1u << 20) + 1,
+            (1u << 22) + 3,
+            3 * 5 * 7 * 9 * 11 * 13 * 17,
+            (1u << 24) + 5};
 }
 
 }  // namespace
 
-TEST(ScanGpu, EveryStage7ShapeMatchesTheReference) {
+// Every candidate the tuning pass may choose, through the Scanner as the executable runs it:
+// each size, both kinds, random and all-0xFFFFFFFF data, two runs of each Scanner (the counter
+// must be back at 0 after a run, whichever block took the last ticket).
+TEST(ScanGpu, EveryStage7CandidateMatchesTheReference) {
     CT_REQUIRE_GPU();
     ct::select_device(0);
-    const std::vector<std::size_t> sizes = sanitizing()
-                                               ? std::vector<std::size_t>{777}
-                                               : std::vector<std::size_t>{777, (1u << 20) + 3};
-    for (std::size_t n : sizes) {
-        const std::vector<Value> input = scan::make_input(Pattern::kRandom, n, 21);
+    int checked = 0;
+    const std::vector<Pattern> patterns =
+        sanitizing() ? std::vector<Pattern>{Pattern::kRandom}
+                     : std::vector<Pattern>{Pattern::kRandom, Pattern::kMax};
+    for (Pattern pattern : patterns) {
+        for (std::size_t n : candidate_sizes()) {
+            const std::vector<Value> input = scan::make_input(pattern, n, 23 + n);
+            const ct::DeviceBuffer<Value> d_in(input);
+            ct::DeviceBuffer<Value> d_out(n);
+            for (Kind kind : kKinds) {
+                const std::vector<Value> want = scan::reference_scan(input, kind);
+                for (int c = 0; c < scan::detail::kLookbackCandidateCount; ++c) {
+                    const scan::Scanner scanner("7", n, 256, kind, wait_limit(), c);
+                    for (int repeat = 0; repeat < 2; ++repeat) {
+                        SCOPED_TRACE(scan::detail::describe_candidate(c) + ", n " +
+                                     std::to_string(n) + ", " + scan::kind_name(kind) + ", " +
+                                     scan::pattern_name(pattern) + ", run " +
+                                     std::to_string(repeat));
+                        ASSERT_EQ(run_and_check(scanner, d_in, d_out, want), "");
+                        ++checked;
+                    }
+                }
+            }
+        }
+    }
+    std::printf("checked %d (candidate, n, kind, data, run) combinations\n", checked);
+}
+
+// The resident candidates with a grid of 1, 2 and 3 blocks over many tiles: every block loops,
+// holds a ticket while it scans another tile, and the last ticket (not the last tile) resets
+// the counter. Small enough for compute-sanitizer's racecheck, which checks the barriers around
+// the shared ticket and the warps' offsets between one tile and the next.
+TEST(ScanGpu, FewResidentBlocksLoopOverManyTiles) {
+    CT_REQUIRE_GPU();
+    ct::select_device(0);
+    for (int c = 0; c < scan::detail::kLookbackCandidateCount; ++c) {
+        if (!scan::detail::kLookbackCandidates[c].resident) {
+            continue;
+        }
+        // 5 tiles and a partial sixth; n not a multiple of 4.
+        const std::size_t n =
+            5 * static_cast<std::size_t>(scan::detail::candidate_tile_items(c)) + 7;
+        const std::vector<Value> input = scan::make_input(Pattern::kRandom, n, 31);
         const ct::DeviceBuffer<Value> d_in(input);
         ct::DeviceBuffer<Value> d_out(n);
         for (Kind kind : kKinds) {
             const std::vector<Value> want = scan::reference_scan(input, kind);
-            for (const scan::detail::VectorizedShape& shape : scan::detail::vectorized_shapes()) {
-                SCOPED_TRACE(shape_name(shape) + ", n " + std::to_string(n) + ", " +
-                             scan::kind_name(kind));
-                ShapeWorkspace workspace(n, shape);
+            CandidateWorkspace workspace(n, c);
+            for (unsigned int grid : {1u, 2u, 3u}) {
                 for (int repeat = 0; repeat < 2; ++repeat) {
+                    SCOPED_TRACE(scan::detail::describe_candidate(c) + ", grid " +
+                                 std::to_string(grid) + ", " + scan::kind_name(kind) + ", run " +
+                                 std::to_string(repeat));
                     d_out.fill_bytes(scan::poison_byte(want.front()));
-                    scan::detail::launch_vectorized_lookback_shape(
-                        workspace.args(d_in.data(), d_out.data(), n, kind), shape);
+                    scan::detail::launch_vectorized_lookback(
+                        workspace.args(d_in.data(), d_out.data(), n, kind, c, grid));
                     CT_CHECK(cudaDeviceSynchronize());
                     ASSERT_EQ(workspace.error_flag(), 0u);
                     const std::vector<Value> got = d_out.to_host();
@@ -242,6 +314,52 @@ TEST(ScanGpu, EveryStage7ShapeMatchesTheReference) {
                 }
             }
         }
+    }
+}
+
+// The tuning pass times every candidate, checks each, and chooses one of them; a check that
+// fails stops it with the candidate's name.
+TEST(ScanGpu, TuningPassChecksAndTimesEveryCandidate) {
+    CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << "timing under compute-sanitizer measures the tool";
+    }
+    ct::select_device(0);
+    const std::size_t n = 300007;
+    const std::vector<Value> input = scan::make_input(Pattern::kRandom, n, 41);
+    const std::vector<Value> want = scan::reference_scan(input, Kind::kExclusive);
+    const ct::DeviceBuffer<Value> d_in(input);
+    ct::DeviceBuffer<Value> d_out(n);
+    int checks = 0;
+    scan::adaptive::OutputCheck check;
+    check.poison = [&] { d_out.fill_bytes(scan::poison_byte(want.front())); };
+    check.verify = [&] {
+        ++checks;
+        const std::vector<Value> got = d_out.to_host();
+        return scan::describe_mismatch(got.data(), want.data(), n);
+    };
+    const scan::adaptive::TuningResult r =
+        scan::adaptive::tune_lookback(d_in.data(), d_out.data(), n, Kind::kExclusive, check, 3);
+    EXPECT_EQ(checks, scan::detail::kLookbackCandidateCount);
+    ASSERT_EQ(r.candidates.size(), static_cast<std::size_t>(scan::detail::kLookbackCandidateCount));
+    EXPECT_EQ(r.chosen, r.candidates.front().candidate);
+    EXPECT_EQ(r.runner_up, r.candidates[1].candidate);
+    for (const scan::adaptive::TunedCandidate& c : r.candidates) {
+        EXPECT_GT(c.median_ms, 0.0) << scan::detail::describe_candidate(c.candidate);
+    }
+    // The chosen candidate, handed to a Scanner, is right too.
+    const scan::Scanner chosen("7", n, 256, Kind::kExclusive, wait_limit(), r.chosen);
+    EXPECT_EQ(run_and_check(chosen, d_in, d_out, want), "");
+
+    scan::adaptive::OutputCheck wrong = check;
+    wrong.verify = [] { return std::string("made up"); };
+    try {
+        scan::adaptive::tune_lookback(d_in.data(), d_out.data(), n, Kind::kExclusive, wrong, 1);
+        ADD_FAILURE() << "a failed check must stop the tuning pass";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(scan::detail::describe_candidate(0)),
+                  std::string::npos)
+            << e.what();
     }
 }
 
@@ -372,16 +490,15 @@ TEST(ScanGpu, ExecutableTablePassesEndToEnd) {
         SCOPED_TRACE(args);
         const auto result = ct::testing::run_process(std::string(SCAN_BIN) + " " + args);
         EXPECT_EQ(result.exit_code, 0) << result.output;
-        for (const char* word : {"copy", "% of copy", "cub", "6x", "PASS"}) {
+        for (const char* word : {"copy", "% of copy", "cub", "6x", "PASS", "stage 7 runs"}) {
             EXPECT_NE(result.output.find(word), std::string::npos) << word << "\n" << result.output;
         }
     }
 }
 
-// Opt-in (CT_SCAN_TUNING=1): every compiled stage 7 shape timed at 2^28 values, beside stage 6,
-// CUB and the copy, as the harness times the table. What stage7_vectorized_lookback.cu's choice
-// of shape comes from.
-TEST(ScanGpuTuning, Stage7Shapes) {
+// Opt-in (CT_SCAN_TUNING=1): every candidate of stage 7 timed at 2^28 values, beside stage 6,
+// CUB and the copy, as the harness times the table (more runs than the executable's tuning pass).
+TEST(ScanGpuTuning, Stage7Candidates) {
     CT_REQUIRE_GPU();
     const char* enabled = std::getenv("CT_SCAN_TUNING");
     if (enabled == nullptr || std::string(enabled) != "1" || sanitizing()) {
@@ -397,28 +514,20 @@ TEST(ScanGpuTuning, Stage7Shapes) {
     config.repetitions = 30;
     const double bytes = 2.0 * static_cast<double>(n) * sizeof(Value);
     std::printf("%s, n = 2^28, median of %d\n", device.name.c_str(), config.repetitions);
-    const auto report = [&](const std::string& what, const ct::Stats& stats) {
-        std::printf("  %-36s %8.4f ms  %7.1f GB/s\n", what.c_str(), stats.median_ms,
+    const auto time = [&](const std::string& what, const scan::Scanner& scanner) {
+        const ct::Stats stats = ct::time_repeated(
+            [&](cudaStream_t s) { scanner.run(d_in.data(), d_out.data(), s); }, config);
+        std::printf("  %-52s %8.4f ms  %7.1f GB/s\n", what.c_str(), stats.median_ms,
                     bytes / (stats.median_ms * 1e-3) / 1e9);
+        EXPECT_EQ(scanner.device_error(), "") << what;
     };
     for (const char* id : {"copy", "cub", "5", "6", "7"}) {
-        const scan::Scanner scanner(id, n, 256, Kind::kInclusive);
-        report(std::string("stage ") + id,
-               ct::time_repeated([&](cudaStream_t s) { scanner.run(d_in.data(), d_out.data(), s); },
-                                 config));
-        EXPECT_EQ(scanner.device_error(), "");
+        time(std::string("stage ") + id, scan::Scanner(id, n, 256, Kind::kInclusive));
     }
-    for (const scan::detail::VectorizedShape& shape : scan::detail::vectorized_shapes()) {
-        ShapeWorkspace workspace(n, shape);
-        const ct::Stats stats = ct::time_repeated(
-            [&](cudaStream_t s) {
-                scan::detail::LaunchArgs args =
-                    workspace.args(d_in.data(), d_out.data(), n, Kind::kInclusive);
-                args.stream = s;
-                scan::detail::launch_vectorized_lookback_shape(args, shape);
-            },
-            config);
-        report(shape_name(shape), stats);
-        EXPECT_EQ(workspace.error_flag(), 0u);
+    for (int c = 0; c < scan::detail::kLookbackCandidateCount; ++c) {
+        const scan::Scanner scanner("7", n, 256, Kind::kInclusive, wait_limit(), c);
+        time(scan::detail::describe_candidate(c) + " (grid " +
+                 std::to_string(scanner.launches().front().grid) + ")",
+             scanner);
     }
 }

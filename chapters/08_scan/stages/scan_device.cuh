@@ -1,8 +1,8 @@
 // What the stage files share: the block-size dispatch, the warp and block scans built from
 // __shfl_up_sync (stage 4's idea, reused by stages 5-7), the tile scan of stages 4-6x, the
 // prefix operations a tile scan takes, and the decoupled look-back of stages 6, 6x and 7 (the
-// tile status word, its release/acquire publication, the bounded wait). Device code: include
-// from .cu files only.
+// tile status word, its release/acquire publication, the bounded wait and its optional backoff).
+// Device code: include from .cu files only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -270,9 +270,10 @@ __device__ __forceinline__ void raise_error(unsigned int* error_flag) {
 }
 
 /// Thread 0's tile: the next from a global counter, so that tiles are taken in the order blocks
-/// start and a block only ever waits on tiles taken by blocks already running. The block that
-/// takes the last tile sets the counter back to 0: every block has taken its tile by then, and
-/// the next launch starts from 0 without a memset.
+/// start and a block only ever waits on tiles taken by blocks already running. `tiles` is how
+/// many tickets the launch hands out in all (one per block; stage 7's resident blocks: one per
+/// tile plus the one each block ends on). The block that takes the last sets the counter back to
+/// 0: every ticket has been taken by then, and the next launch starts from 0 without a memset.
 __device__ __forceinline__ unsigned int take_tile(unsigned int* counter, unsigned int tiles) {
     const unsigned int tile = atomicAdd(counter, 1u);
     if (tile == tiles - 1) {
@@ -288,12 +289,17 @@ __device__ __forceinline__ unsigned int take_tile(unsigned int* counter, unsigne
 /// added and the window moves back. Every wait is bounded: after `wait_limit_ns` of
 /// %globaltimer, or as soon as another block has given up, it raises the error flag and returns
 /// false (the prefix is then wrong, and the host reports the run as failed).
+/// `backoff_ns` 0: the warp polls back to back. Otherwise it sleeps between polls (__nanosleep),
+/// 32 ns at first, doubling up to `backoff_ns`: fewer loads of words that are not ready compete
+/// with the loads of the blocks that are still scanning. The time limit bounds the wait either way.
 __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned int tile,
                                           unsigned int generation, unsigned int* error_flag,
-                                          unsigned long long wait_limit_ns, Value& exclusive) {
+                                          unsigned long long wait_limit_ns, unsigned int backoff_ns,
+                                          Value& exclusive) {
     const unsigned int lane = threadIdx.x % kWarpSize;
     long long window_end = tile;  // the window is tiles window_end - 32 .. window_end - 1
     unsigned long long wait_started = 0;
+    unsigned int sleep_ns = backoff_ns < 32 ? backoff_ns : 32;
     Value sum = 0;
     for (;;) {
         const long long predecessor = window_end - 1 - static_cast<long long>(lane);
@@ -316,6 +322,10 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
                 }
                 return false;
             }
+            if (sleep_ns != 0) {
+                __nanosleep(sleep_ns);
+                sleep_ns = 2 * sleep_ns < backoff_ns ? 2 * sleep_ns : backoff_ns;
+            }
         }
         const unsigned int prefixes =
             __ballot_sync(kFullMask, status_flag(word) == kInclusivePrefix);
@@ -331,16 +341,17 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
 }
 
 /// What the single-pass kernels share about the run: the status words, the error flag, this
-/// run's generation and the wait limit.
+/// run's generation, the wait limit and the wait's backoff (0: none; stage 7's candidates).
 struct LookBackState {
     unsigned long long* status = nullptr;
     unsigned int* error_flag = nullptr;
     unsigned int generation = 1;
     unsigned long long wait_limit_ns = 0;
+    unsigned int backoff_ns = 0;
 };
 
-inline LookBackState look_back_state(const LaunchArgs& args) {
-    return {args.tile_status, args.error_flag, args.generation, args.wait_limit_ns};
+inline LookBackState look_back_state(const LaunchArgs& args, unsigned int backoff_ns = 0) {
+    return {args.tile_status, args.error_flag, args.generation, args.wait_limit_ns, backoff_ns};
 }
 
 /// The prefix operation of the single-pass stages: publish the tile's aggregate (tile 0: its
@@ -364,7 +375,7 @@ struct LookBack {
         }
         Value exclusive = 0;
         if (look_back(state.status, tile, state.generation, state.error_flag, state.wait_limit_ns,
-                      exclusive) &&
+                      state.backoff_ns, exclusive) &&
             lane == 0) {
             publish_status(state.status, tile,
                            pack_status(state.generation, kInclusivePrefix, exclusive + aggregate));

@@ -29,6 +29,13 @@ struct LaunchArgs {
     unsigned int* error_flag = nullptr;         ///< set by a wait that timed out; sticky
     unsigned int generation = 1;                ///< this run's number, 1..2^30-1 (see TileStatus)
     unsigned long long wait_limit_ns = 0;       ///< the bound on every look-back wait
+    /// Stage 7: the candidate to run (an index into kLookbackCandidates, lookback_candidates.hpp,
+    /// with its own block size: `block` is ignored), or -1 for the shape that
+    /// vectorized_items_per_thread() gives `block` (one tile per block, no backoff).
+    int candidate = -1;
+    /// Stage 7's resident candidates: at most this many blocks (0: as many as fit at once). The
+    /// tests set it to make a few blocks loop over many tiles.
+    unsigned int resident_grid_limit = 0;
 };
 
 /// Items each thread of stage 7 scans per tile, by block size (the tuned shape).
@@ -44,15 +51,9 @@ void launch_decoupled_lookback(const LaunchArgs& args);       // stage 6
 void launch_lookback_by_block_index(const LaunchArgs& args);  // stage 6x
 void launch_vectorized_lookback(const LaunchArgs& args);      // stage 7
 
-/// Stage 7's compiled shapes (block size, int4 vectors per thread), for the tuning test: the
-/// stage itself runs vectorized_items_per_thread(block) / 4 vectors.
-struct VectorizedShape {
-    int block = 0;
-    int vectors = 0;  ///< int4 per thread: 4 x vectors items
-};
-std::vector<VectorizedShape> vectorized_shapes();
-/// Stage 7 with an explicit shape from vectorized_shapes() (args.block is ignored).
-void launch_vectorized_lookback_shape(const LaunchArgs& args, VectorizedShape shape);
+/// The blocks stage 7's candidate `index` launches over n values: one per tile, or for a
+/// resident candidate as many as fit on the current device at once (at most one per tile).
+unsigned int vectorized_lookback_grid(int index, std::size_t n);
 
 // CUB's DeviceScan (scan_cub_baseline.cu).
 std::size_t cub_temp_storage_bytes(std::size_t n, bool exclusive);
