@@ -249,6 +249,10 @@ void Scanner::run(const Value* d_in, Value* d_out, cudaStream_t stream) const {
             args.generation = s.generation;
             args.wait_limit_ns = s.wait_limit_ns;
             args.candidate = s.candidate;
+            if (s.candidate >= 0 && detail::kLookbackCandidates[s.candidate].resident) {
+                // the grid asked of the device once, at construction: no query per run
+                args.resident_grid = static_cast<unsigned int>(s.launches.front().grid);
+            }
             break;
         case Method::kScanThenPropagate:
         case Method::kReduceThenScan:

@@ -177,7 +177,7 @@ TEST(ScanGpu, CopyCeilingCopies) {
 namespace {
 
 /// The workspace of one launch of stage 7's candidate (what a Scanner owns), for launches with a
-/// limit on the resident grid, which a Scanner does not offer.
+/// resident grid of the test's choosing, which a Scanner does not offer.
 struct CandidateWorkspace {
     ct::DeviceBuffer<unsigned long long> status;
     ct::DeviceBuffer<unsigned int> counter{1};
@@ -192,7 +192,7 @@ struct CandidateWorkspace {
     }
 
     scan::detail::LaunchArgs args(const Value* in, Value* out, std::size_t n, Kind kind,
-                                  int candidate, unsigned int grid_limit) {
+                                  int candidate, unsigned int grid) {
         scan::detail::LaunchArgs a;
         a.in = in;
         a.out = out;
@@ -204,7 +204,7 @@ struct CandidateWorkspace {
         a.generation = ++generation;
         a.wait_limit_ns = wait_limit();
         a.candidate = candidate;
-        a.resident_grid_limit = grid_limit;
+        a.resident_grid = grid;
         return a;
     }
 

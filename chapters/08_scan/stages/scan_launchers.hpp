@@ -33,9 +33,11 @@ struct LaunchArgs {
     /// with its own block size: `block` is ignored), or -1 for the shape that
     /// vectorized_items_per_thread() gives `block` (one tile per block, no backoff).
     int candidate = -1;
-    /// Stage 7's resident candidates: at most this many blocks (0: as many as fit at once). The
-    /// tests set it to make a few blocks loop over many tiles.
-    unsigned int resident_grid_limit = 0;
+    /// Stage 7's resident candidates: the blocks to launch (at most one per tile), or 0 for as
+    /// many as fit at once, asked of the device at each launch. The Scanner passes the grid it
+    /// asked for once (vectorized_lookback_grid); the tests pass a few blocks, to make each loop
+    /// over many tiles.
+    unsigned int resident_grid = 0;
 };
 
 /// Items each thread of stage 7 scans per tile, by block size (the tuned shape).

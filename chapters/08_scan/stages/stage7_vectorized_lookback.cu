@@ -259,10 +259,8 @@ unsigned int resident_grid(unsigned int tiles) {
 template <int kBlock, int kVectors>
 void launch_resident(const LaunchArgs& a, unsigned int backoff_ns) {
     const unsigned int tiles = tiles_of(a.n, 4 * kVectors * kBlock);
-    unsigned int grid = resident_grid<kBlock, kVectors>(tiles);
-    if (a.resident_grid_limit != 0) {
-        grid = std::min(grid, a.resident_grid_limit);
-    }
+    const unsigned int grid = a.resident_grid != 0 ? std::min(a.resident_grid, tiles)
+                                                   : resident_grid<kBlock, kVectors>(tiles);
     scan_resident_lookback<kBlock, kVectors>
         <<<grid, kBlock, 0, a.stream>>>(a.in, a.out, a.n, a.exclusive, a.tile_counter, tiles,
                                         tiles + grid, look_back_state(a, backoff_ns));
