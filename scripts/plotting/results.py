@@ -97,6 +97,9 @@ def role(row, doc):
 # several), so that the rows beside them are alternatives to rank; a baseline such as chapter 0's
 # "t5" (one timing method among five) is not.
 LIBRARY_BASELINES = {"cub", "nccl", "thrust", "1gpu"}
+# Rows that are a ceiling, not an alternative: chapter 8's copy of the same bytes does no scan, so
+# it never gets the star (the fastest correct stage does), however fast it is.
+CEILINGS = {"copy"}
 
 
 def is_warmup(row):
@@ -138,7 +141,7 @@ def row_groups(doc):
 
 def ranked_rows(doc, rows=None):
     """The rows among which "fastest" means something: correct (passed, not wrong on purpose),
-    timed, not a warm-up, not the baseline, and doing the same work as the stages (chapter 2's
+    timed, not a warm-up, not the baseline, not a ceiling (CEILINGS), and doing the same work as the stages (chapter 2's
     long kernels do not). Where the table has stages, the other rows of their work join them
     (chapter 4's flat kernels); without stages, the rows beside a library baseline (chapter 7's
     one GPU against several, chapter 5's kernels beside CUB at each bin count). Else nothing:
@@ -158,7 +161,7 @@ def ranked_rows(doc, rows=None):
     else:
         pool = []
     return [row for row in pool if row.get("median_ms") is not None and row.get("passed", True)
-            and not is_warmup(row)]
+            and not is_warmup(row) and row_base_id(row).lower() not in CEILINGS]
 
 
 def fastest_row(doc, rows=None):

@@ -184,6 +184,9 @@ class FiguresTest(unittest.TestCase):
         self.assertEqual(star, {("ch3-10", "flat vectorized_loads")})
         star, _ = results_module.fastest_ids(results["divergence"])
         self.assertNotIn("0", {key[0] for key in star})
+        # Chapter 8: the copy is the ceiling, faster than every scan; the star goes to a stage.
+        star, _ = results_module.fastest_ids(results["scan"])
+        self.assertEqual({key[0] for key in star}, {"7"})
         figure = dict(pr.figures_for([results["reduction_2e28"]], ["H100"],
                                      self.plt))["_staircase"]
         self.assertEqual(len(figure.stars), 1)
