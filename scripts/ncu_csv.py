@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reading Nsight Compute's output: the one parser behind every ncu summary of this repository
-(scripts/ncu_table.py, scripts/ncu_summaries.py behind the chapters' ncu_summary.py, and chapter
+(scripts/ncu_table.py, scripts/ncu_summaries.py behind the chapters' <chapter>_ncu_summary.py, and chapter
 1's ncu_sweep_table.py).
 
 `ncu --csv` prints one row per kernel launch and metric, under a quoted header row

@@ -1,22 +1,22 @@
 """The chapters' Nsight Compute summary tables: one implementation, with each chapter's choices
 given as data.
 
-A chapter's ncu_summary.py names its columns (Column: which metric, its title, how its value is
+A chapter's <chapter>_ncu_summary.py names its columns (Column: which metric, its title, how its value is
 shown) and picks one of three tables, which also says which kernel becomes which row:
 
     TextReportTable  ncu's text report (no --csv): one row per kernel, its last launch (the timed
-                     one), as aligned text with a legend. chapters/02_divergence/measuring/ncu_summary.py
+                     one), as aligned text with a legend. chapters/02_divergence/measuring/divergence_ncu_summary.py
     StageTable       `ncu --csv`: one row per stage of the chapter's program, the first launch of
                      each, as a Markdown table of the columns measured; the stages are the
                      program's own (`<build>/bin/<program> --stage list --json`).
-                     chapters/03_reduction/measuring/ncu_summary.py
+                     chapters/03_reduction/measuring/reduction_ncu_summary.py
     SectionTables    `ncu --csv` of several runs, each headed "### <arguments>": one text table per
                      run, one row per kernel, the first launch of each.
-                     chapters/05_histogram/scripts/ncu_summary.py
+                     chapters/05_histogram/scripts/histogram_ncu_summary.py
 
 Each then runs main(), so that every chapter's summary takes the same command line:
 
-    <the chapter's ncu_summary.py> [--build-dir build] INPUT [HEADER]
+    <the chapter's <chapter>_ncu_summary.py> [--build-dir build] INPUT [HEADER]
 
 INPUT is ncu's output, HEADER a line printed first, --build-dir (StageTable only) the build whose
 bin/<program> lists the stages. Reading ncu's output is scripts/ncu_csv.py's job;
@@ -30,6 +30,7 @@ A chapter file imports this one with:
 """
 import argparse
 import dataclasses
+import pathlib
 import sys
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -167,7 +168,7 @@ class SectionTables:
 
 
 def main(summary, argv=None, doc: str = "") -> int:
-    """The command line of a chapter's ncu_summary.py (`doc`: its docstring, for --help)."""
+    """The command line of a chapter's <chapter>_ncu_summary.py (`doc`: its docstring, for --help)."""
     parser = argparse.ArgumentParser(description=(doc or __doc__).split("\n\n")[0])
     if isinstance(summary, StageTable):
         parser.add_argument("--build-dir", default="build",
@@ -179,7 +180,7 @@ def main(summary, argv=None, doc: str = "") -> int:
     try:
         lines = summary.lines(args.input, args.header, getattr(args, "build_dir", None))
     except ncu_csv.RegistryError as error:
-        print(f"ncu_summary.py: {error}", file=sys.stderr)
+        print(f"{pathlib.Path(sys.argv[0]).name}: {error}", file=sys.stderr)
         return 2
     if lines:
         print("\n".join(lines))

@@ -1,5 +1,5 @@
 """Unit tests of scripts/ncu_csv.py (the one reader of Nsight Compute's output) and of the ncu
-summaries built on it (scripts/ncu_summaries.py and each chapter's ncu_summary.py): the parser
+summaries built on it (scripts/ncu_summaries.py and each chapter's <chapter>_ncu_summary.py): the parser
 on small samples, the committed summaries remade byte for byte from the committed raw files, and
 chapter 3's stage list read from the program (run by ctest as docs.scripts_unit_tests)."""
 import contextlib
@@ -27,7 +27,7 @@ def load(name, path):
 
 
 ncu_csv = load("ncu_csv", "scripts/ncu_csv.py")
-reduction_summary = load("reduction_ncu_summary", "chapters/03_reduction/measuring/ncu_summary.py")
+reduction_summary = load("reduction_ncu_summary", "chapters/03_reduction/measuring/reduction_ncu_summary.py")
 sys.path.insert(0, str(ROOT / "scripts"))
 import ncu_summaries  # noqa: E402  (the module that the chapter's file imported)
 
@@ -162,13 +162,13 @@ class CommittedOutputsTest(unittest.TestCase):
                 self.assertEqual(made, (RESULTS / gpu / "execution_model_ncu.txt").read_text())
 
     def test_divergence_summary(self):
-        made = run_script("chapters/02_divergence/measuring/ncu_summary.py", H100 / "divergence_ncu.txt")
+        made = run_script("chapters/02_divergence/measuring/divergence_ncu_summary.py", H100 / "divergence_ncu.txt")
         self.assertEqual(made, (H100 / "divergence_ncu_summary.txt").read_text())
 
     def test_histogram_summary(self):
         committed = (H100 / "histogram_ncu.txt").read_text()
         header = "\n".join(committed.split("\n")[:3])
-        made = run_script("chapters/05_histogram/scripts/ncu_summary.py",
+        made = run_script("chapters/05_histogram/scripts/histogram_ncu_summary.py",
                           H100 / "histogram_ncu_raw.csv", header)
         self.assertEqual(made, committed)
 

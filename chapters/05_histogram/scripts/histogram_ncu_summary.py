@@ -3,7 +3,7 @@
 section headed by "### <arguments>") into the deep dive's profiler table: one row per kernel, the
 first launch of each, CUB's sweep kernel included.
 
-    chapters/05_histogram/scripts/ncu_summary.py histogram_ncu_raw.csv "header line" > histogram_ncu.txt
+    chapters/05_histogram/scripts/histogram_ncu_summary.py histogram_ncu_raw.csv "header line" > histogram_ncu.txt
 
 This file holds the chapter's columns and kernel names; scripts/ncu_summaries.py makes the tables.
 """

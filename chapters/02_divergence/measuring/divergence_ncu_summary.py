@@ -3,7 +3,7 @@
 launch, the timed one), one column per metric. Used to make
 docs/results/nvidia-h100-80gb-hbm3/divergence_ncu_summary.txt from divergence_ncu.txt:
 
-    python3 chapters/02_divergence/measuring/ncu_summary.py divergence_ncu.txt
+    python3 chapters/02_divergence/measuring/divergence_ncu_summary.py divergence_ncu.txt
 
 This file holds the chapter's columns; scripts/ncu_summaries.py makes the table.
 """

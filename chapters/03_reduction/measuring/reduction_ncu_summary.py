@@ -5,7 +5,7 @@ stage ids and names come from the program itself (`<build>/bin/reduction --stage
 kernel reduce_<name> is the stage of that name (or of the one name it begins), and a kernel of
 CUB's is the stage whose name begins "cub_".
 
-    chapters/03_reduction/measuring/ncu_summary.py [--build-dir build] reduction_ncu_raw.csv [header line]
+    chapters/03_reduction/measuring/reduction_ncu_summary.py [--build-dir build] reduction_ncu_raw.csv [header line]
 
 This file holds the chapter's columns and kernel names; scripts/ncu_summaries.py makes the table.
 """
