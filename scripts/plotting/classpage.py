@@ -217,8 +217,9 @@ def section(entry, labels, figure_index):
     return out
 
 
-def page(labels, entries, warning, summaries, sections):
-    """The whole page as one string."""
+def page(labels, entries, warning, summaries, sections, not_compared=""):
+    """The whole page as one string (`not_compared`: the sentence naming the result files only
+    some GPUs have, shown under the summary)."""
     names = " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -229,6 +230,8 @@ def page(labels, entries, warning, summaries, sections):
     out += runs_table(entries)
     out.append(f'<p class="lead">{esc(LEAD)}</p>')
     out += summary_table(labels, summaries)
+    if not_compared:
+        out.append(f"<p>{esc(not_compared)}</p>")
     out.append('<nav><h2 id="contents">Cases</h2><ol>')
     groups = []
     for entry in sections:

@@ -322,10 +322,25 @@ def compare(inputs, out_dir, force=False):
         docs_by_stem = {stem: [merged_doc([r["results"][stem] for r in members
                                            if stem in r["results"]], label)
                                for label, members in kinds] for stem in shared}
-        return write_comparison(pathlib.Path(out_dir), kinds, shared, docs_by_stem, first)
+        return write_comparison(pathlib.Path(out_dir), kinds, shared, docs_by_stem, first,
+                                not_compared_note(kinds, stems, shared))
 
 
-def write_comparison(out_dir, kinds, shared, docs_by_stem, first):
+def not_compared_note(kinds, stems, shared):
+    """One sentence naming the result files that only some of the GPUs have (a chapter one GPU's
+    folder has not run yet), with the GPUs that have them; empty when every file is shared."""
+    missing = sorted(set().union(*stems) - set(shared))
+    if not missing:
+        return ""
+    parts = []
+    for stem in missing:
+        have = [label for (label, _), found in zip(kinds, stems) if stem in found]
+        parts.append(f"{stem} ({', '.join(have)} only)")
+    return ("Not compared, because not every GPU's folder has it yet: " + "; ".join(parts) +
+            ". Run make bench on the other GPUs to add them.")
+
+
+def write_comparison(out_dir, kinds, shared, docs_by_stem, first, not_compared=""):
     out_dir.mkdir(parents=True, exist_ok=True)
     plt = import_pyplot()
     labels = [label for label, _ in kinds]
@@ -344,8 +359,8 @@ def write_comparison(out_dir, kinds, shared, docs_by_stem, first):
     entries = run_rows(kinds, shared)
     warning = commit_warning(entries)
     markdown = ["# Comparison", ""] + ([f"**{warning}**", ""] if warning else []) + [
-        "## The fastest correct stage of each case", "", markdown_summary(summaries, labels), "",
-        COMPARE_INTRO, ""]
+        "## The fastest correct stage of each case", "", markdown_summary(summaries, labels), ""] + (
+        [not_compared, ""] if not_compared else []) + [COMPARE_INTRO, ""]
     for stem in [s for s in first if s in shared]:
         markdown.append(comparison_table(stem, docs_by_stem[stem],
                                          judge=lambda a, b: verdict_words(verdict(a, b)),
@@ -353,7 +368,7 @@ def write_comparison(out_dir, kinds, shared, docs_by_stem, first):
     (out_dir / "comparison.md").write_text("\n".join(markdown), encoding="utf-8")
     print(out_dir / "comparison.md")
     from . import classpage  # it reads this module's verdicts
-    page = classpage.page(labels, entries, warning, summaries, sections)
+    page = classpage.page(labels, entries, warning, summaries, sections, not_compared)
     (out_dir / "class.html").write_text(page, encoding="utf-8")
     print(out_dir / "class.html")
     return 0
