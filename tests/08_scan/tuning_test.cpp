@@ -18,11 +18,12 @@ using scan::detail::kLookbackCandidateCount;
 using scan::detail::kLookbackCandidates;
 
 TEST(ScanTuning, CandidatesAreDistinctAndLaunchable) {
-    std::set<std::tuple<int, int, bool, unsigned int>> seen;
+    std::set<std::tuple<int, int, bool, unsigned int, bool>> seen;
     for (int i = 0; i < kLookbackCandidateCount; ++i) {
         const scan::detail::LookbackCandidate& c = kLookbackCandidates[i];
         SCOPED_TRACE(scan::detail::describe_candidate(i));
-        EXPECT_TRUE(seen.insert({c.block, c.vectors, c.resident, c.backoff_ns}).second);
+        EXPECT_TRUE(
+            seen.insert({c.block, c.vectors, c.resident, c.backoff_ns, c.release_acquire}).second);
         EXPECT_TRUE(c.block >= 32 && c.block <= 1024 && (c.block & (c.block - 1)) == 0);
         EXPECT_GE(c.vectors, 1);
         EXPECT_LE(c.vectors, 16);  // 16 int4 = 64 registers of values per thread
@@ -37,14 +38,16 @@ TEST(ScanTuning, TheDefaultIsStage7sDerivedShapeAtBlock256) {
     EXPECT_EQ(d.vectors, 8);
     EXPECT_FALSE(d.resident);
     EXPECT_EQ(d.backoff_ns, 0u);
+    EXPECT_FALSE(d.release_acquire);
     EXPECT_EQ(scan::detail::vectorized_items_per_thread(256), 4 * d.vectors);
     EXPECT_EQ(scan::detail::describe_candidate(scan::detail::kDefaultLookbackCandidate),
               "256 x 8 int4, one tile per block");
 }
 
-TEST(ScanTuning, DescriptionsNameTheTicketsAndTheBackoff) {
+TEST(ScanTuning, DescriptionsNameTheTicketsTheBackoffAndTheOrder) {
     bool resident = false;
     bool backoff = false;
+    bool release_acquire = false;
     for (int i = 0; i < kLookbackCandidateCount; ++i) {
         const std::string text = scan::detail::describe_candidate(i);
         if (kLookbackCandidates[i].resident) {
@@ -58,9 +61,16 @@ TEST(ScanTuning, DescriptionsNameTheTicketsAndTheBackoff) {
                 std::string::npos)
                 << text;
         }
+        if (kLookbackCandidates[i].release_acquire) {
+            release_acquire = true;
+            EXPECT_NE(text.find("release/acquire"), std::string::npos) << text;
+        } else {
+            EXPECT_EQ(text.find("release"), std::string::npos) << text;
+        }
     }
     EXPECT_TRUE(resident);
     EXPECT_TRUE(backoff);
+    EXPECT_TRUE(release_acquire);
     EXPECT_THROW(scan::detail::describe_candidate(-1), std::invalid_argument);
     EXPECT_THROW(scan::detail::describe_candidate(kLookbackCandidateCount), std::invalid_argument);
 }

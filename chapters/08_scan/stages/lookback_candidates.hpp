@@ -24,6 +24,10 @@ struct LookbackCandidate {
     /// 0: the look-back polls its predecessors' status words back to back. Otherwise, between
     /// polls it sleeps (__nanosleep) 32 ns, doubling each time, up to this many ns.
     unsigned int backoff_ns;
+    /// false: the status words are written and read with relaxed atomics, all the look-back
+    /// needs (stage 7). true: with release and acquire, as stage 6 does, to measure what the
+    /// stronger order costs on this GPU.
+    bool release_acquire = false;
 };
 
 /// The candidates. Kept: every one compiles without spills (ptxas -v, sm_90; the registers are
@@ -50,7 +54,8 @@ inline constexpr LookbackCandidate kLookbackCandidates[] = {
     // the look-back backs off between polls
     {256, 8, false, 256},
     {256, 8, true, 256},
-    {128, 16, true, 256},
+    // stage 6's release/acquire instead of relaxed accesses, for the comparison
+    {256, 8, false, 0, true},
 };
 inline constexpr int kLookbackCandidateCount =
     static_cast<int>(sizeof(kLookbackCandidates) / sizeof(kLookbackCandidates[0]));

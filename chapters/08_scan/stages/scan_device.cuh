@@ -1,7 +1,8 @@
 // What the stage files share: the block-size dispatch, the warp and block scans built from
 // __shfl_up_sync (stage 4's idea, reused by stages 5-7), the tile scan of stages 4-6x, the
 // prefix operations a tile scan takes, and the decoupled look-back of stages 6, 6x and 7 (the
-// tile status word, its release/acquire publication, the bounded wait and its optional backoff).
+// tile status word, its publication (release/acquire or relaxed), the bounded wait and its
+// optional backoff).
 // Device code: include from .cu files only.
 #pragma once
 
@@ -244,19 +245,31 @@ __device__ __forceinline__ Value status_value(unsigned long long word) {
     return static_cast<Value>(word);
 }
 
-/// One store with release semantics (st.release.gpu): a reader that sees the word sees
-/// everything this thread wrote before it.
+/// How the status words are written and read. Both are correct for this protocol, because the
+/// reader uses nothing but the word itself (the deep dive's memory-model argument):
+///   kReleaseAcquire  st.release.gpu / ld.acquire.gpu: "everything I wrote before this word is
+///                    yours", the protocol stated in the code (stages 6 and 6x);
+///   kRelaxed         st.relaxed.gpu / ld.relaxed.gpu: the word and nothing else, which is all
+///                    the look-back needs, and no fence around each access (stage 7).
+enum class StatusOrder { kReleaseAcquire, kRelaxed };
+
+/// One atomic 64-bit store of the word at device scope. With kReleaseAcquire, a reader that sees
+/// the word with an acquire load also sees everything this thread wrote before it.
+template <StatusOrder kOrder>
 __device__ __forceinline__ void publish_status(unsigned long long* status, unsigned int tile,
                                                unsigned long long word) {
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(status[tile]);
-    ref.store(word, cuda::memory_order_release);
+    ref.store(word, kOrder == StatusOrder::kRelaxed ? cuda::memory_order_relaxed
+                                                    : cuda::memory_order_release);
 }
 
-/// One load with acquire semantics (ld.acquire.gpu), the pair of publish_status().
+/// One atomic 64-bit load of the word at device scope, the pair of publish_status().
+template <StatusOrder kOrder>
 __device__ __forceinline__ unsigned long long read_status(unsigned long long* status,
                                                           unsigned int tile) {
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(status[tile]);
-    return ref.load(cuda::memory_order_acquire);
+    return ref.load(kOrder == StatusOrder::kRelaxed ? cuda::memory_order_relaxed
+                                                    : cuda::memory_order_acquire);
 }
 
 __device__ __forceinline__ bool error_raised(unsigned int* error_flag) {
@@ -292,6 +305,7 @@ __device__ __forceinline__ unsigned int take_tile(unsigned int* counter, unsigne
 /// `backoff_ns` 0: the warp polls back to back. Otherwise it sleeps between polls (__nanosleep),
 /// 32 ns at first, doubling up to `backoff_ns`: fewer loads of words that are not ready compete
 /// with the loads of the blocks that are still scanning. The time limit bounds the wait either way.
+template <StatusOrder kOrder>
 __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned int tile,
                                           unsigned int generation, unsigned int* error_flag,
                                           unsigned long long wait_limit_ns, unsigned int backoff_ns,
@@ -306,7 +320,8 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
         unsigned long long word = 0;
         for (;;) {
             // Before tile 0 there is nothing: an inclusive prefix of 0 ends the look-back there.
-            word = predecessor >= 0 ? read_status(status, static_cast<unsigned int>(predecessor))
+            word = predecessor >= 0
+                       ? read_status<kOrder>(status, static_cast<unsigned int>(predecessor))
                                     : pack_status(generation, kInclusivePrefix, 0);
             if (!__any_sync(kFullMask, status_generation(word) != generation)) {
                 break;
@@ -356,7 +371,9 @@ inline LookBackState look_back_state(const LaunchArgs& args, unsigned int backof
 
 /// The prefix operation of the single-pass stages: publish the tile's aggregate (tile 0: its
 /// inclusive prefix, it has no predecessor), look back, publish the inclusive prefix, and return
-/// the exclusive prefix. A look-back that gave up publishes nothing more.
+/// the exclusive prefix. A look-back that gave up publishes nothing more. kOrder: how the status
+/// words are written and read (stages 6 and 6x: release/acquire; stage 7: relaxed).
+template <StatusOrder kOrder = StatusOrder::kReleaseAcquire>
 struct LookBack {
     LookBackState state;
     unsigned int tile = 0;
@@ -364,20 +381,20 @@ struct LookBack {
         const unsigned int lane = threadIdx.x % kWarpSize;
         if (tile == 0) {
             if (lane == 0) {
-                publish_status(state.status, 0,
+                publish_status<kOrder>(state.status, 0,
                                pack_status(state.generation, kInclusivePrefix, aggregate));
             }
             return 0;
         }
         if (lane == 0) {
-            publish_status(state.status, tile,
+            publish_status<kOrder>(state.status, tile,
                            pack_status(state.generation, kAggregate, aggregate));
         }
         Value exclusive = 0;
-        if (look_back(state.status, tile, state.generation, state.error_flag, state.wait_limit_ns,
+        if (look_back<kOrder>(state.status, tile, state.generation, state.error_flag, state.wait_limit_ns,
                       state.backoff_ns, exclusive) &&
             lane == 0) {
-            publish_status(state.status, tile,
+            publish_status<kOrder>(state.status, tile,
                            pack_status(state.generation, kInclusivePrefix, exclusive + aggregate));
         }
         return exclusive;

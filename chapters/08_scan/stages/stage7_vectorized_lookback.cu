@@ -13,6 +13,11 @@
 //   3. every value gets the tile's prefix plus its warp's and lane's, and goes out as int4 stores.
 // The last tile may be partial (n need not be a multiple of 4, nor of the tile): it takes the
 // same path with one value at a time, and values past n are neither read nor written.
+// The status words are written and read with relaxed atomics, not stage 6's release and acquire:
+// the reader uses nothing but the word itself (flag and value travel together), so no ordering
+// with other memory is needed, and the look-back's polls and publications skip the fences that
+// release and acquire imply. One candidate keeps release/acquire, so that the header shows what
+// the stronger order costs on the GPU that runs (on an H100 about 3%).
 // The shape is not fixed: the file compiles the candidates of lookback_candidates.hpp (block
 // size x vectors per thread, two ways of taking tiles, with or without a backoff in the
 // look-back's wait), and a short tuning pass before the table (measuring/adaptive_lookback.hpp)
@@ -96,7 +101,7 @@ __device__ __forceinline__ void store_partial(Value* tile, int first, int count,
 /// __syncthreads() (the resident kernel hands its next ticket to shared memory there).
 /// `warp_offsets` (shared, one per warp) is read by every thread after the last barrier: the
 /// caller must __syncthreads() before it calls this again with the same storage.
-template <int kBlock, int kVectors, typename BeforeBarrier>
+template <int kBlock, int kVectors, StatusOrder kOrder, typename BeforeBarrier>
 __device__ __forceinline__ void scan_vectorized_tile(const Value* in, Value* out, std::size_t n,
                                                      bool exclusive, unsigned int tile,
                                                      const LookBackState& state,
@@ -147,7 +152,7 @@ __device__ __forceinline__ void scan_vectorized_tile(const Value* in, Value* out
         const Value inclusive = warp_inclusive_scan(mine);
         const Value aggregate = __shfl_sync(kFullMask, inclusive, kWarpSize - 1);
         const Value tile_prefix =
-            __shfl_sync(kFullMask, LookBack{state, tile}(aggregate), 0);  // lane 0's answer
+            __shfl_sync(kFullMask, LookBack<kOrder>{state, tile}(aggregate), 0);  // lane 0's answer
         if (lane < kWarps) {
             warp_offsets[lane] = tile_prefix + inclusive - mine;
         }
@@ -173,7 +178,7 @@ __device__ __forceinline__ void scan_vectorized_tile(const Value* in, Value* out
 }
 
 /// One tile per block: the ticket first, then the tile.
-template <int kBlock, int kVectors>
+template <int kBlock, int kVectors, StatusOrder kOrder>
 __global__ void __launch_bounds__(kBlock)
     scan_vectorized_lookback(const Value* in, Value* out, std::size_t n, bool exclusive,
                              unsigned int* tile_counter, unsigned int tiles, LookBackState state) {
@@ -183,7 +188,7 @@ __global__ void __launch_bounds__(kBlock)
         tile_taken = take_tile(tile_counter, tiles);
     }
     __syncthreads();  // no thread can load before the ticket is back
-    scan_vectorized_tile<kBlock, kVectors>(in, out, n, exclusive, tile_taken, state, warp_offsets,
+    scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile_taken, state, warp_offsets,
                                            [] {});
 }
 
@@ -193,7 +198,7 @@ __global__ void __launch_bounds__(kBlock)
 /// blocks are running too: the tile with the smallest unfinished ticket can always go on.
 /// `tickets`: tiles + gridDim.x, every ticket the launch hands out (each block ends on one past
 /// the last tile): the block that draws the very last resets the counter for the next launch.
-template <int kBlock, int kVectors>
+template <int kBlock, int kVectors, StatusOrder kOrder>
 __global__ void __launch_bounds__(kBlock)
     scan_resident_lookback(const Value* in, Value* out, std::size_t n, bool exclusive,
                            unsigned int* tile_counter, unsigned int tiles, unsigned int tickets,
@@ -223,7 +228,7 @@ __global__ void __launch_bounds__(kBlock)
                 }
             }
         };
-        scan_vectorized_tile<kBlock, kVectors>(in, out, n, exclusive, tile, state, warp_offsets,
+        scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile, state, warp_offsets,
                                                hand_over_ticket);
         tile = next_tile;  // written before the tile scan's first barrier, read after its last
     }
@@ -233,17 +238,17 @@ unsigned int tiles_of(std::size_t n, int tile_items) {
     return static_cast<unsigned int>((n + tile_items - 1) / tile_items);
 }
 
-template <int kBlock, int kVectors>
+template <int kBlock, int kVectors, StatusOrder kOrder = StatusOrder::kRelaxed>
 void launch_one_tile_per_block(const LaunchArgs& a, unsigned int backoff_ns) {
     const unsigned int tiles = tiles_of(a.n, 4 * kVectors * kBlock);
-    scan_vectorized_lookback<kBlock, kVectors><<<tiles, kBlock, 0, a.stream>>>(
+    scan_vectorized_lookback<kBlock, kVectors, kOrder><<<tiles, kBlock, 0, a.stream>>>(
         a.in, a.out, a.n, a.exclusive, a.tile_counter, tiles, look_back_state(a, backoff_ns));
     CT_CHECK_LAUNCH();
 }
 
 /// The resident grid: the blocks of scan_resident_lookback that fit on the current device at
 /// once, at most one per tile.
-template <int kBlock, int kVectors>
+template <int kBlock, int kVectors, StatusOrder kOrder>
 unsigned int resident_grid(unsigned int tiles) {
     int device = 0;
     CT_CHECK(cudaGetDevice(&device));
@@ -251,17 +256,17 @@ unsigned int resident_grid(unsigned int tiles) {
     CT_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     int per_sm = 0;
     CT_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, scan_resident_lookback<kBlock, kVectors>, kBlock, 0));
+        &per_sm, scan_resident_lookback<kBlock, kVectors, kOrder>, kBlock, 0));
     const unsigned int resident = static_cast<unsigned int>(std::max(1, sms * per_sm));
     return std::min(tiles, resident);
 }
 
-template <int kBlock, int kVectors>
+template <int kBlock, int kVectors, StatusOrder kOrder>
 void launch_resident(const LaunchArgs& a, unsigned int backoff_ns) {
     const unsigned int tiles = tiles_of(a.n, 4 * kVectors * kBlock);
     const unsigned int grid = a.resident_grid != 0 ? std::min(a.resident_grid, tiles)
-                                                   : resident_grid<kBlock, kVectors>(tiles);
-    scan_resident_lookback<kBlock, kVectors>
+                                                   : resident_grid<kBlock, kVectors, kOrder>(tiles);
+    scan_resident_lookback<kBlock, kVectors, kOrder>
         <<<grid, kBlock, 0, a.stream>>>(a.in, a.out, a.n, a.exclusive, a.tile_counter, tiles,
                                         tiles + grid, look_back_state(a, backoff_ns));
     CT_CHECK_LAUNCH();
@@ -269,7 +274,8 @@ void launch_resident(const LaunchArgs& a, unsigned int backoff_ns) {
 
 // The derived default, without a tuning pass: int4 vectors per thread at each block size.
 // Measured on an H100 80GB HBM3 (CUDA 13.0, driver 580.159.04) at n = 2^28, inclusive, median
-// of 30 runs, one tile per block, in ms; CUB took 0.878, the copy 0.713:
+// of 30 runs, one tile per block, with release/acquire status words (before stage 7 used relaxed
+// ones), in ms; CUB took 0.878, the copy 0.713:
 //   vectors per thread       2      4      6      8
 //   block 128                -  1.129  1.005  0.926
 //   block 256            1.345  1.060  0.959  0.925
@@ -287,10 +293,12 @@ constexpr int vectors_for_block(int block) {
 template <int kIndex>
 void launch_candidate(const LaunchArgs& a) {
     constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
+    constexpr StatusOrder kOrder =
+        c.release_acquire ? StatusOrder::kReleaseAcquire : StatusOrder::kRelaxed;
     if constexpr (c.resident) {
-        launch_resident<c.block, c.vectors>(a, c.backoff_ns);
+        launch_resident<c.block, c.vectors, kOrder>(a, c.backoff_ns);
     } else {
-        launch_one_tile_per_block<c.block, c.vectors>(a, c.backoff_ns);
+        launch_one_tile_per_block<c.block, c.vectors, kOrder>(a, c.backoff_ns);
     }
 }
 
@@ -300,7 +308,9 @@ unsigned int candidate_grid(std::size_t n) {
     constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
     const unsigned int tiles = tiles_of(n, candidate_tile_items(kIndex));
     if constexpr (c.resident) {
-        return resident_grid<c.block, c.vectors>(tiles);
+        return resident_grid<c.block, c.vectors,
+                             c.release_acquire ? StatusOrder::kReleaseAcquire
+                                               : StatusOrder::kRelaxed>(tiles);
     } else {
         return tiles;
     }
@@ -351,6 +361,9 @@ std::string describe_candidate(int index) {
                        (c.resident ? "resident blocks" : "one tile per block");
     if (c.backoff_ns != 0) {
         text += ", backoff " + std::to_string(c.backoff_ns) + " ns";
+    }
+    if (c.release_acquire) {
+        text += ", release/acquire";
     }
     return text;
 }
