@@ -322,7 +322,7 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
             // Before tile 0 there is nothing: an inclusive prefix of 0 ends the look-back there.
             word = predecessor >= 0
                        ? read_status<kOrder>(status, static_cast<unsigned int>(predecessor))
-                                    : pack_status(generation, kInclusivePrefix, 0);
+                       : pack_status(generation, kInclusivePrefix, 0);
             if (!__any_sync(kFullMask, status_generation(word) != generation)) {
                 break;
             }
@@ -382,20 +382,21 @@ struct LookBack {
         if (tile == 0) {
             if (lane == 0) {
                 publish_status<kOrder>(state.status, 0,
-                               pack_status(state.generation, kInclusivePrefix, aggregate));
+                                       pack_status(state.generation, kInclusivePrefix, aggregate));
             }
             return 0;
         }
         if (lane == 0) {
             publish_status<kOrder>(state.status, tile,
-                           pack_status(state.generation, kAggregate, aggregate));
+                                   pack_status(state.generation, kAggregate, aggregate));
         }
         Value exclusive = 0;
-        if (look_back<kOrder>(state.status, tile, state.generation, state.error_flag, state.wait_limit_ns,
-                      state.backoff_ns, exclusive) &&
+        if (look_back<kOrder>(state.status, tile, state.generation, state.error_flag,
+                              state.wait_limit_ns, state.backoff_ns, exclusive) &&
             lane == 0) {
-            publish_status<kOrder>(state.status, tile,
-                           pack_status(state.generation, kInclusivePrefix, exclusive + aggregate));
+            publish_status<kOrder>(
+                state.status, tile,
+                pack_status(state.generation, kInclusivePrefix, exclusive + aggregate));
         }
         return exclusive;
     }

@@ -10,8 +10,8 @@
 //
 // With both terms, no level of either sweep has two lanes of a warp on one bank, for every tile
 // size from 64 to 2048 values (with i/32 alone, the levels at distances 32 to 512 of the
-// 2048-value tile keep 2-way conflicts: the deep dive counts them). The loads and stores still go to consecutive words. Cost: 1/32 more shared memory
-// and an add or two per index.
+// 2048-value tile keep 2-way conflicts: the deep dive counts them). The loads and stores still go
+// to consecutive words. Cost: 1/32 more shared memory and an add or two per index.
 // Why it should be faster: a conflict serializes a warp's shared-memory access; the sweeps are
 // mostly such accesses, so removing up to 32-way conflicts shortens every deep level.
 // What to look for: the largest step of stages 1-4 (1.56x over stage 2 on an H100 at n = 2^28,

@@ -32,7 +32,8 @@ __global__ void __launch_bounds__(kBlock)
     const unsigned int tile = gridDim.x - 1 - blockIdx.x;
     const std::size_t base = static_cast<std::size_t>(tile) * TileScan::kTileItems;
     const int count = tile_count(n, base, TileScan::kTileItems);
-    TileScan::scan(in + base, out + base, count, exclusive, storage, LookBack<StatusOrder::kReleaseAcquire>{state, tile});
+    TileScan::scan(in + base, out + base, count, exclusive, storage,
+                   LookBack<StatusOrder::kReleaseAcquire>{state, tile});
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 // the reader uses nothing but the word itself (flag and value travel together), so no ordering
 // with other memory is needed, and the look-back's polls and publications skip the fences that
 // release and acquire imply. One candidate keeps release/acquire, so that the header shows what
-// the stronger order costs on the GPU that runs (on an H100 about 3%).
+// the stronger order costs on the GPU that runs (on an H100 about 4%).
 // The shape is not fixed: the file compiles the candidates of lookback_candidates.hpp (block
 // size x vectors per thread, two ways of taking tiles, with or without a backoff in the
 // look-back's wait), and a short tuning pass before the table (measuring/adaptive_lookback.hpp)
@@ -188,8 +188,8 @@ __global__ void __launch_bounds__(kBlock)
         tile_taken = take_tile(tile_counter, tiles);
     }
     __syncthreads();  // no thread can load before the ticket is back
-    scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile_taken, state, warp_offsets,
-                                           [] {});
+    scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile_taken, state,
+                                                   warp_offsets, [] {});
 }
 
 /// Resident blocks: each loops over tiles until its ticket is past the last tile, and takes the
@@ -228,8 +228,8 @@ __global__ void __launch_bounds__(kBlock)
                 }
             }
         };
-        scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile, state, warp_offsets,
-                                               hand_over_ticket);
+        scan_vectorized_tile<kBlock, kVectors, kOrder>(in, out, n, exclusive, tile, state,
+                                                       warp_offsets, hand_over_ticket);
         tile = next_tile;  // written before the tile scan's first barrier, read after its last
     }
 }
@@ -308,9 +308,8 @@ unsigned int candidate_grid(std::size_t n) {
     constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
     const unsigned int tiles = tiles_of(n, candidate_tile_items(kIndex));
     if constexpr (c.resident) {
-        return resident_grid<c.block, c.vectors,
-                             c.release_acquire ? StatusOrder::kReleaseAcquire
-                                               : StatusOrder::kRelaxed>(tiles);
+        return resident_grid < c.block, c.vectors,
+               c.release_acquire ? StatusOrder::kReleaseAcquire : StatusOrder::kRelaxed > (tiles);
     } else {
         return tiles;
     }
