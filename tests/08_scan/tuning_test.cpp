@@ -18,16 +18,19 @@ using scan::detail::kLookbackCandidateCount;
 using scan::detail::kLookbackCandidates;
 
 TEST(ScanTuning, CandidatesAreDistinctAndLaunchable) {
-    std::set<std::tuple<int, int, bool, unsigned int, bool>> seen;
+    std::set<std::tuple<int, int, bool, unsigned int, bool, int>> seen;
     for (int i = 0; i < kLookbackCandidateCount; ++i) {
         const scan::detail::LookbackCandidate& c = kLookbackCandidates[i];
         SCOPED_TRACE(scan::detail::describe_candidate(i));
         EXPECT_TRUE(
-            seen.insert({c.block, c.vectors, c.resident, c.backoff_ns, c.release_acquire}).second);
+            seen.insert({c.block, c.vectors, c.resident, c.backoff_ns, c.release_acquire, c.staged})
+                .second);
         EXPECT_TRUE(c.block >= 32 && c.block <= 1024 && (c.block & (c.block - 1)) == 0);
         EXPECT_GE(c.vectors, 1);
         EXPECT_LE(c.vectors, 16);  // 16 int4 = 64 registers of values per thread
-        EXPECT_EQ(scan::detail::candidate_tile_items(i), c.block * 4 * c.vectors);
+        EXPECT_GE(c.staged, 0);
+        EXPECT_FALSE(c.staged > 0 && c.resident);  // a staged tile is one tile per block
+        EXPECT_EQ(scan::detail::candidate_tile_items(i), c.block * 4 * (c.vectors + c.staged));
     }
 }
 
@@ -44,10 +47,11 @@ TEST(ScanTuning, TheDefaultIsStage7sDerivedShapeAtBlock256) {
               "256 x 8 int4, one tile per block");
 }
 
-TEST(ScanTuning, DescriptionsNameTheTicketsTheBackoffAndTheOrder) {
+TEST(ScanTuning, DescriptionsNameTheTicketsTheBackoffTheOrderAndTheStaging) {
     bool resident = false;
     bool backoff = false;
     bool release_acquire = false;
+    bool staged = false;
     for (int i = 0; i < kLookbackCandidateCount; ++i) {
         const std::string text = scan::detail::describe_candidate(i);
         if (kLookbackCandidates[i].resident) {
@@ -61,6 +65,13 @@ TEST(ScanTuning, DescriptionsNameTheTicketsTheBackoffAndTheOrder) {
                 std::string::npos)
                 << text;
         }
+        if (kLookbackCandidates[i].staged > 0) {
+            staged = true;
+            EXPECT_NE(text.find(" + " + std::to_string(kLookbackCandidates[i].staged) +
+                                " in shared memory"),
+                      std::string::npos)
+                << text;
+        }
         if (kLookbackCandidates[i].release_acquire) {
             release_acquire = true;
             EXPECT_NE(text.find("release/acquire"), std::string::npos) << text;
@@ -71,6 +82,7 @@ TEST(ScanTuning, DescriptionsNameTheTicketsTheBackoffAndTheOrder) {
     EXPECT_TRUE(resident);
     EXPECT_TRUE(backoff);
     EXPECT_TRUE(release_acquire);
+    EXPECT_TRUE(staged);
     EXPECT_THROW(scan::detail::describe_candidate(-1), std::invalid_argument);
     EXPECT_THROW(scan::detail::describe_candidate(kLookbackCandidateCount), std::invalid_argument);
 }
@@ -110,6 +122,14 @@ TEST(ScanTuning, HeaderLinesSayWhatRunsWhyAndEveryTime) {
     EXPECT_EQ(lines[2].second, scan::detail::describe_candidate(11) + " 0.900; " +
                                    scan::detail::describe_candidate(4) + " 0.925; " +
                                    scan::detail::describe_candidate(0) + " 0.990");
+
+    scan::adaptive::TuningResult with_skipped = r;
+    with_skipped.skipped = {2, 3};
+    const auto more = scan::adaptive::choice_lines(with_skipped);
+    ASSERT_EQ(more.size(), 4u);
+    EXPECT_EQ(more[3].first, "stage 7 not run (more shared memory per block than this GPU gives)");
+    EXPECT_EQ(more[3].second,
+              scan::detail::describe_candidate(2) + "; " + scan::detail::describe_candidate(3));
 }
 
 TEST(ScanTuning, OnlyStage7TakesACandidateAndOnlyAKnownOne) {

@@ -43,7 +43,12 @@ TuningResult tune_lookback(const Value* d_in, Value* d_out, std::size_t n, Kind 
     config.warmup = 1;
     config.repetitions = std::max(1, repetitions);
     std::vector<TunedCandidate> timed;
+    std::vector<int> skipped;
     for (int c = 0; c < detail::kLookbackCandidateCount; ++c) {
+        if (!detail::candidate_fits(c)) {
+            skipped.push_back(c);  // more shared memory per block than this GPU gives
+            continue;
+        }
         const Scanner scanner(kTunedStageId, n, detail::kLookbackCandidates[c].block, kind,
                               kDefaultWaitLimitNs, c);
         const auto fail = [&](const std::string& why) {
@@ -68,7 +73,9 @@ TuningResult tune_lookback(const Value* d_in, Value* d_out, std::size_t n, Kind 
         }
         timed.push_back({c, stats.median_ms});
     }
-    return choose_fastest(std::move(timed), n, config.repetitions);
+    TuningResult result = choose_fastest(std::move(timed), n, config.repetitions);
+    result.skipped = std::move(skipped);
+    return result;
 }
 
 std::vector<std::pair<std::string, std::string>> choice_lines(const TuningResult& tuning) {
@@ -90,9 +97,19 @@ std::vector<std::pair<std::string, std::string>> choice_lines(const TuningResult
         times += (times.empty() ? "" : "; ") + detail::describe_candidate(c.candidate) + " " +
                  cudatutorial::format_fixed(c.median_ms, 3);
     }
-    return {{"stage 7 runs", detail::describe_candidate(tuning.chosen)},
-            {"stage 7 why", why},
-            {"stage 7 candidates (ms)", times}};
+    std::vector<std::pair<std::string, std::string>> lines = {
+        {"stage 7 runs", detail::describe_candidate(tuning.chosen)},
+        {"stage 7 why", why},
+        {"stage 7 candidates (ms)", times}};
+    if (!tuning.skipped.empty()) {
+        std::string names;
+        for (int c : tuning.skipped) {
+            names += (names.empty() ? "" : "; ") + detail::describe_candidate(c);
+        }
+        lines.emplace_back("stage 7 not run (more shared memory per block than this GPU gives)",
+                           names);
+    }
+    return lines;
 }
 
 void describe_choice(const TuningResult& tuning, cudatutorial::RunInfo& header) {

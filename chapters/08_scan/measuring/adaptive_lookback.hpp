@@ -37,6 +37,8 @@ struct TuningResult {
     std::size_t n = 0;                       ///< values each run scanned (the run's n)
     int repetitions = 0;                     ///< timed runs per candidate (median)
     std::vector<TunedCandidate> candidates;  ///< every timed candidate, fastest first
+    /// Candidates not timed because they do not fit on this GPU (their shared memory per block).
+    std::vector<int> skipped;
 };
 
 /// The result for these times: sorted fastest first (ties keep the candidates' order), the
@@ -50,7 +52,8 @@ struct OutputCheck {
     std::function<std::string()> verify;  ///< "" when the output is the right scan, else why
 };
 
-/// Runs every candidate of stage 7 over d_in[0..n) into d_out: once, checked with `check`
+/// Runs every candidate of stage 7 that fits on the current GPU (detail::candidate_fits; the others
+/// are listed in `skipped`) over d_in[0..n) into d_out: once, checked with `check`
 /// (throws std::runtime_error naming the candidate and why when it is wrong or a look-back wait
 /// gave up), then `repetitions` timed runs after one untimed one (median). Keeps nothing: the
 /// caller passes the result on (Scanner's `candidate`). At n = 2^28 the times take about 20 ms
@@ -59,7 +62,8 @@ TuningResult tune_lookback(const Value* d_in, Value* d_out, std::size_t n, Kind 
                            const OutputCheck& check, int repetitions = 7);
 
 /// The header lines for `tuning`, in order: what stage 7 runs, why (with the runner-up and the
-/// margin between them), and every candidate's time.
+/// margin between them), every candidate's time, and (when there are any) the candidates that
+/// did not fit on the GPU.
 std::vector<std::pair<std::string, std::string>> choice_lines(const TuningResult& tuning);
 
 /// Writes choice_lines() into the run's header.

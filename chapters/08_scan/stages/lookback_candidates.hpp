@@ -1,7 +1,8 @@
 // The compiled candidates of stage 7: the block size, how many int4 vectors each thread scans
 // per tile, how blocks get their tiles (one tile per block, or resident blocks that take their
-// next tile's ticket before they scan the current one), and whether the look-back's wait
-// sleeps between polls. stage7_vectorized_lookback.cu instantiates every candidate; which one
+// next tile's ticket before they scan the current one), whether the look-back's wait sleeps
+// between polls, how the status words are ordered, and how many more vectors per thread extend
+// the tile in shared memory. stage7_vectorized_lookback.cu instantiates every candidate; which one
 // runs is chosen for the GPU and the input at run time by the tuning pass of
 // measuring/adaptive_lookback.hpp (without one, the stage runs the derived default below).
 // Host and device code both read this table.
@@ -11,8 +12,8 @@
 
 namespace scan::detail {
 
-/// One compiled candidate of stage 7. Each thread scans 4 x vectors values per tile: the tile
-/// is block x 4 x vectors values.
+/// One compiled candidate of stage 7. Each thread scans 4 x (vectors + staged) values per tile:
+/// the tile is block x 4 x (vectors + staged) values.
 struct LookbackCandidate {
     int block;    ///< threads per block
     int vectors;  ///< int4 vectors per thread per tile
@@ -28,6 +29,11 @@ struct LookbackCandidate {
     /// needs (stage 7). true: with release and acquire, as stage 6 does, to measure what the
     /// stronger order costs on this GPU.
     bool release_acquire = false;
+    /// 0: every vector of the tile in registers. Otherwise, int4 vectors per thread that extend
+    /// the tile in shared memory (one tile per block): copied there with cp.async before the
+    /// register vectors are loaded, so that each SM holds the bytes of its registers and of its
+    /// shared memory in flight (scan_staged_lookback).
+    int staged = 0;
 };
 
 /// The candidates. Kept: every one compiles without spills (ptxas -v, sm_90; the registers are
@@ -56,6 +62,11 @@ inline constexpr LookbackCandidate kLookbackCandidates[] = {
     {256, 8, true, 256},
     // stage 6's release/acquire instead of relaxed accesses, for the comparison
     {256, 8, false, 0, true},
+    // the tile extended in shared memory: 16 to 96 KiB per block, which not every GPU has
+    {256, 6, false, 0, false, 8},
+    {256, 6, false, 0, false, 12},
+    {512, 6, false, 0, false, 12},
+    {256, 12, false, 0, false, 24},
 };
 inline constexpr int kLookbackCandidateCount =
     static_cast<int>(sizeof(kLookbackCandidates) / sizeof(kLookbackCandidates[0]));
@@ -64,13 +75,19 @@ inline constexpr int kLookbackCandidateCount =
 /// per block, no backoff.
 inline constexpr int kDefaultLookbackCandidate = 4;
 
-/// Values one tile of candidate `index` holds: block x 4 x vectors.
+/// Values one tile of candidate `index` holds: block x 4 x (vectors + staged).
 constexpr int candidate_tile_items(int index) {
-    return kLookbackCandidates[index].block * 4 * kLookbackCandidates[index].vectors;
+    return kLookbackCandidates[index].block * 4 *
+           (kLookbackCandidates[index].vectors + kLookbackCandidates[index].staged);
 }
 
 /// "256 x 8 int4, one tile per block", "128 x 16 int4, resident blocks, backoff 256 ns".
 std::string describe_candidate(int index);
+
+/// Whether candidate `index` can run on the current device: false for a candidate whose shared
+/// memory per block is more than the device gives (it also sets the kernel's shared-memory
+/// attribute, once per device). Throws like check_candidate().
+bool candidate_fits(int index);
 
 /// Throws std::invalid_argument unless 0 <= index < kLookbackCandidateCount.
 void check_candidate(int index);

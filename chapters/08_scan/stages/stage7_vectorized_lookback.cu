@@ -22,6 +22,12 @@
 // size x vectors per thread, two ways of taking tiles, with or without a backoff in the
 // look-back's wait), and a short tuning pass before the table (measuring/adaptive_lookback.hpp)
 // times each one on the run's input, checks its output, and hands the fastest to the stage.
+// A third family extends the tile in shared memory (scan_staged_lookback): each thread copies
+// more int4 vectors into shared memory with cp.async before it loads its register vectors, so
+// that an SM holds in flight the bytes its registers can hold and those its shared memory can:
+// on an H100, without the look-back, stage 7 runs at the copy's speed, and what the look-back
+// costs is the time a block waits holding its tile; the more bytes each SM holds, the more of
+// that wait other blocks cover with loads.
 // The two ways of taking tiles:
 //   - one tile per block (scan_vectorized_lookback): a block's first act is the atomicAdd on the
 //     tile counter, and nothing can be loaded until its answer is back;
@@ -36,6 +42,8 @@
 // run's header, which candidate the tuning pass chose, the runner-up and every candidate's time:
 // whether the resident blocks or the backoff beat the one-tile blocks, and by more than the
 // spread between neighbouring shapes (if not, the ticket and the polling were not the cost).
+#include <cuda_pipeline.h>
+
 #include <algorithm>
 #include <array>
 #include <string>
@@ -94,6 +102,97 @@ __device__ __forceinline__ void store_partial(Value* tile, int first, int count,
     if (first + 3 < count) {
         tile[first + 3] = v.w;
     }
+}
+
+/// One row of the warp's scan: each lane scans its vector's 4 values in order, the warp scans the
+/// 32 vector totals with shuffles, and `running` (the warp's total of the rows before, the same
+/// in every lane) is added and then grows by this row's total. Row k of a warp is 32 consecutive
+/// vectors, one per lane (vector_index), so the rows carry from one to the next in order.
+__device__ __forceinline__ void scan_row(uint4& v, bool exclusive, Value& running) {
+    const Value total = scan_vector(v, exclusive);
+    const Value lane_inclusive = warp_inclusive_scan(total);
+    add_to_vector(v, running + lane_inclusive - total);
+    running += __shfl_sync(kFullMask, lane_inclusive, kWarpSize - 1);
+}
+
+/// This thread's kVectors vectors of a part of a tile that starts at `part`: whole when the tile
+/// is `full`, else the values below `count` (counted from the part's start; <= 0: none).
+template <int kVectors>
+__device__ __forceinline__ void load_vectors(const Value* part, bool full, int count,
+                                             uint4 (&v)[kVectors]) {
+    if (full) {
+        const uint4* vectors = reinterpret_cast<const uint4*>(part);
+#pragma unroll
+        for (int k = 0; k < kVectors; ++k) {
+            v[k] = vectors[vector_index<kVectors>(k)];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < kVectors; ++k) {
+            v[k] = load_partial(part, 4 * vector_index<kVectors>(k), count);
+        }
+    }
+}
+
+/// Writes this thread's vectors of a part, `offset` added (a partial part: nothing past count).
+template <int kVectors>
+__device__ __forceinline__ void store_vectors(Value* part, bool full, int count,
+                                              uint4 (&v)[kVectors], Value offset) {
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+        add_to_vector(v[k], offset);
+    }
+    if (full) {
+        uint4* vectors = reinterpret_cast<uint4*>(part);
+#pragma unroll
+        for (int k = 0; k < kVectors; ++k) {
+            vectors[vector_index<kVectors>(k)] = v[k];
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < kVectors; ++k) {
+            store_partial(part, 4 * vector_index<kVectors>(k), count, v[k]);
+        }
+    }
+}
+
+/// The block's part of a tile made of kParts (1 or 2) consecutive parts, each scanned warp by
+/// warp (`first_total`, `second_total`: this warp's totals of each part): lane 0 of each warp
+/// leaves them in `offsets` (part-major: part 0's totals of warps 0, 1, ..., then part 1's), warp
+/// 0 scans them in that order (the tile's order), looks back with the tile's aggregate, and
+/// overwrites each with what that warp adds to that part.
+/// Called by every thread; `before_barrier` runs in every thread just before the first barrier
+/// (the resident kernel hands its next ticket to shared memory there). After the second barrier
+/// every thread reads offsets[part x warps + warp]: the caller must __syncthreads() before the
+/// next call with the same storage.
+template <int kBlock, int kParts, StatusOrder kOrder, typename BeforeBarrier>
+__device__ __forceinline__ void tile_offsets(Value first_total, Value second_total,
+                                             const LookBackState& state, unsigned int tile,
+                                             Value* offsets, const BeforeBarrier& before_barrier) {
+    constexpr int kWarps = kBlock / kWarpSize;
+    static_assert(kParts == 1 || kParts == 2, "one part in registers, perhaps one staged");
+    static_assert(kParts * kWarps <= kWarpSize, "warp 0 scans every warp's total of every part");
+    const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+    const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+    if (lane == 0) {
+        offsets[warp] = first_total;
+        if constexpr (kParts == 2) {
+            offsets[kWarps + warp] = second_total;
+        }
+    }
+    before_barrier();
+    __syncthreads();
+    if (warp == 0) {
+        const Value mine = lane < kParts * kWarps ? offsets[lane] : 0;
+        const Value inclusive = warp_inclusive_scan(mine);
+        const Value aggregate = __shfl_sync(kFullMask, inclusive, kWarpSize - 1);
+        const Value tile_prefix =
+            __shfl_sync(kFullMask, LookBack<kOrder>{state, tile}(aggregate), 0);  // lane 0's answer
+        if (lane < kParts * kWarps) {
+            offsets[lane] = tile_prefix + inclusive - mine;
+        }
+    }
+    __syncthreads();
 }
 
 /// Scans tile `tile` of the input into the output, starting from its look-back prefix. Called by
@@ -173,6 +272,98 @@ __device__ __forceinline__ void scan_vectorized_tile(const Value* in, Value* out
 #pragma unroll
         for (int k = 0; k < kVectors; ++k) {
             store_partial(out + base, 4 * vector_index<kVectors>(k), count, v[k]);
+        }
+    }
+}
+
+/// The staged tile: kVectors int4 per thread in registers (the tile's first part) and kStaged
+/// more in shared memory (its second part), one ticket and one look-back for both. The second
+/// part is copied with __pipeline_memcpy_async (cp.async: global to shared memory without
+/// registers) before the first is loaded, so both are in flight at once; each thread copies, and
+/// later reads and writes back, only its own 16-byte pieces (vector_index), so waiting for its
+/// own copies is enough and no barrier is needed between the copy and the scan. A partial tile
+/// fills the staging with ordinary loads. Dynamic shared memory: kStaged x kBlock x 16 bytes.
+/// The blocks per SM the staged kernel asks registers for: 64 registers per thread with up to 8
+/// vectors in registers, 128 with more (an SM's 65,536 registers then hold 1024 / block, or 512
+/// / block, blocks at once). Without it, ptxas gives 256 x 8 about 110 registers: 2 blocks per SM
+/// instead of 4, half the bytes in flight. Before sm_80 there is no cp.async, and
+/// __pipeline_memcpy_async copies through registers: twice the registers there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+inline constexpr int kStagedRegisterScale = 2;
+#else
+inline constexpr int kStagedRegisterScale = 1;
+#endif
+constexpr int staged_min_blocks(int block, int vectors) {
+    const int registers = (vectors <= 8 ? 64 : 128) * kStagedRegisterScale;
+    return 65536 / (registers * block) > 1 ? 65536 / (registers * block) : 1;
+}
+
+template <int kBlock, int kVectors, int kStaged, StatusOrder kOrder, bool kExclusive>
+__global__ void __launch_bounds__(kBlock, staged_min_blocks(kBlock, kVectors))
+    scan_staged_lookback(const Value* in, Value* out, std::size_t n, unsigned int* tile_counter,
+                         unsigned int tiles, LookBackState state) {
+    constexpr int kWarps = kBlock / kWarpSize;
+    constexpr int kRegisterItems = 4 * kVectors * kBlock;
+    constexpr int kTileItems = 4 * (kVectors + kStaged) * kBlock;
+    extern __shared__ uint4 staging[];  // kStaged x kBlock vectors
+    __shared__ Value offsets[2 * kWarps];
+    __shared__ unsigned int tile_taken;
+    if (threadIdx.x == 0) {
+        tile_taken = take_tile(tile_counter, tiles);
+    }
+    __syncthreads();
+    const unsigned int tile = tile_taken;
+    const std::size_t base = static_cast<std::size_t>(tile) * kTileItems;
+    const int count = tile_count(n, base, kTileItems);
+    const bool full = count == kTileItems;
+    const Value* staged_in = in + base + kRegisterItems;
+    if (full) {
+        const uint4* vectors = reinterpret_cast<const uint4*>(staged_in);
+#pragma unroll
+        for (int k = 0; k < kStaged; ++k) {
+            const int i = vector_index<kStaged>(k);
+            __pipeline_memcpy_async(staging + i, vectors + i, sizeof(uint4));
+        }
+        __pipeline_commit();
+    } else {
+#pragma unroll
+        for (int k = 0; k < kStaged; ++k) {
+            const int i = vector_index<kStaged>(k);
+            staging[i] = load_partial(staged_in, 4 * i, count - kRegisterItems);
+        }
+    }
+    uint4 v[kVectors];
+    load_vectors(in + base, full, count, v);
+    Value register_total = 0;
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+        scan_row(v[k], kExclusive, register_total);
+    }
+    if (full) {
+        __pipeline_wait_prior(0);  // this thread's copies have landed
+    }
+    Value staged_total = 0;
+#pragma unroll
+    for (int k = 0; k < kStaged; ++k) {
+        const int i = vector_index<kStaged>(k);
+        uint4 staged = staging[i];
+        scan_row(staged, kExclusive, staged_total);
+        staging[i] = staged;
+    }
+    tile_offsets<kBlock, 2, kOrder>(register_total, staged_total, state, tile, offsets, [] {});
+    const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+    store_vectors(out + base, full, count, v, offsets[warp]);
+    Value* staged_out = out + base + kRegisterItems;
+    const Value staged_offset = offsets[kWarps + warp];
+#pragma unroll
+    for (int k = 0; k < kStaged; ++k) {
+        const int i = vector_index<kStaged>(k);
+        uint4 staged = staging[i];
+        add_to_vector(staged, staged_offset);
+        if (full) {
+            reinterpret_cast<uint4*>(staged_out)[i] = staged;
+        } else {
+            store_partial(staged_out, 4 * i, count - kRegisterItems, staged);
         }
     }
 }
@@ -272,6 +463,58 @@ void launch_resident(const LaunchArgs& a, unsigned int backoff_ns) {
     CT_CHECK_LAUNCH();
 }
 
+template <int kBlock, int kVectors, int kStaged>
+constexpr int staging_bytes() {
+    return kStaged * kBlock * static_cast<int>(sizeof(uint4));
+}
+
+/// Lets scan_staged_lookback use its staging (above the 48 KiB a launch may use without asking),
+/// once per device; false when the device cannot give a block that much shared memory.
+template <int kBlock, int kVectors, int kStaged, StatusOrder kOrder>
+bool allow_staging() {
+    static int allowed_on = -1;  // the device the attribute was last set on
+    int device = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    if (device == allowed_on) {
+        return true;
+    }
+    int most = 0;
+    CT_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    constexpr int kBytes = staging_bytes<kBlock, kVectors, kStaged>();
+    for (const auto kernel : {scan_staged_lookback<kBlock, kVectors, kStaged, kOrder, false>,
+                              scan_staged_lookback<kBlock, kVectors, kStaged, kOrder, true>}) {
+        cudaFuncAttributes attributes{};
+        CT_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+        if (kBytes + static_cast<int>(attributes.sharedSizeBytes) > most) {
+            return false;
+        }
+        CT_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kBytes));
+    }
+    allowed_on = device;
+    return true;
+}
+
+/// The staged kernel is compiled for each kind (inclusive, exclusive): a run-time flag would cost
+/// the registers that the 64-register budget of staged_min_blocks() does not have.
+template <int kBlock, int kVectors, int kStaged, StatusOrder kOrder>
+void launch_staged(const LaunchArgs& a) {
+    if (!allow_staging<kBlock, kVectors, kStaged, kOrder>()) {
+        throw std::invalid_argument(
+            "stage 7's candidate " + std::to_string(kBlock) + " x " + std::to_string(kVectors) +
+            " int4 + " + std::to_string(kStaged) + " in shared memory needs " +
+            std::to_string(staging_bytes<kBlock, kVectors, kStaged>() / 1024) +
+            " KiB of shared memory per block, more than this GPU gives one block");
+    }
+    const unsigned int tiles = tiles_of(a.n, 4 * (kVectors + kStaged) * kBlock);
+    constexpr int kBytes = staging_bytes<kBlock, kVectors, kStaged>();
+    const auto kernel = a.exclusive
+                            ? scan_staged_lookback<kBlock, kVectors, kStaged, kOrder, true>
+                            : scan_staged_lookback<kBlock, kVectors, kStaged, kOrder, false>;
+    kernel<<<tiles, kBlock, kBytes, a.stream>>>(a.in, a.out, a.n, a.tile_counter, tiles,
+                                                look_back_state(a));
+    CT_CHECK_LAUNCH();
+}
+
 // The derived default, without a tuning pass: int4 vectors per thread at each block size.
 // Measured on an H100 80GB HBM3 (CUDA 13.0, driver 580.159.04) at n = 2^28, inclusive, median
 // of 30 runs, one tile per block, with release/acquire status words (before stage 7 used relaxed
@@ -289,16 +532,21 @@ constexpr int vectors_for_block(int block) {
     return block <= 256 ? 8 : block == 512 ? 4 : 1;
 }
 
+/// How candidate `c` writes and reads the status words.
+constexpr StatusOrder order_of(const LookbackCandidate& c) {
+    return c.release_acquire ? StatusOrder::kReleaseAcquire : StatusOrder::kRelaxed;
+}
+
 /// Candidate `kIndex` of kLookbackCandidates, launched.
 template <int kIndex>
 void launch_candidate(const LaunchArgs& a) {
     constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
-    constexpr StatusOrder kOrder =
-        c.release_acquire ? StatusOrder::kReleaseAcquire : StatusOrder::kRelaxed;
-    if constexpr (c.resident) {
-        launch_resident<c.block, c.vectors, kOrder>(a, c.backoff_ns);
+    if constexpr (c.staged > 0) {
+        launch_staged<c.block, c.vectors, c.staged, order_of(c)>(a);
+    } else if constexpr (c.resident) {
+        launch_resident<c.block, c.vectors, order_of(c)>(a, c.backoff_ns);
     } else {
-        launch_one_tile_per_block<c.block, c.vectors, kOrder>(a, c.backoff_ns);
+        launch_one_tile_per_block<c.block, c.vectors, order_of(c)>(a, c.backoff_ns);
     }
 }
 
@@ -308,24 +556,37 @@ unsigned int candidate_grid(std::size_t n) {
     constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
     const unsigned int tiles = tiles_of(n, candidate_tile_items(kIndex));
     if constexpr (c.resident) {
-        return resident_grid < c.block, c.vectors,
-               c.release_acquire ? StatusOrder::kReleaseAcquire : StatusOrder::kRelaxed > (tiles);
+        return resident_grid<c.block, c.vectors, order_of(c)>(tiles);
     } else {
         return tiles;
     }
 }
 
-/// Each candidate's launch and grid, by index (the tuning pass hands an index).
+/// Whether candidate `kIndex` can run on the current device (a staged one needs its shared
+/// memory; every other candidate runs anywhere).
+template <int kIndex>
+bool candidate_fits() {
+    constexpr LookbackCandidate c = kLookbackCandidates[kIndex];
+    if constexpr (c.staged > 0) {
+        return allow_staging<c.block, c.vectors, c.staged, order_of(c)>();
+    } else {
+        return true;
+    }
+}
+
+/// Each candidate's launch, grid and fit, by index (the tuning pass hands an index).
 struct CandidateEntry {
     void (*launch)(const LaunchArgs&);
     unsigned int (*grid)(std::size_t n);
+    bool (*fits)();
 };
 
 template <std::size_t... kIndex>
 constexpr std::array<CandidateEntry, sizeof...(kIndex)> make_candidate_entries(
     std::index_sequence<kIndex...>) {
     return {CandidateEntry{launch_candidate<static_cast<int>(kIndex)>,
-                           candidate_grid<static_cast<int>(kIndex)>}...};
+                           candidate_grid<static_cast<int>(kIndex)>,
+                           candidate_fits<static_cast<int>(kIndex)>}...};
 }
 
 constexpr std::array<CandidateEntry, kLookbackCandidateCount> kCandidateEntries =
@@ -356,8 +617,11 @@ unsigned int vectorized_lookback_grid(int index, std::size_t n) {
 std::string describe_candidate(int index) {
     check_candidate(index);
     const LookbackCandidate& c = kLookbackCandidates[index];
-    std::string text = std::to_string(c.block) + " x " + std::to_string(c.vectors) + " int4, " +
-                       (c.resident ? "resident blocks" : "one tile per block");
+    std::string text = std::to_string(c.block) + " x " + std::to_string(c.vectors) + " int4";
+    if (c.staged > 0) {
+        text += " + " + std::to_string(c.staged) + " in shared memory";
+    }
+    text += c.resident ? ", resident blocks" : ", one tile per block";
     if (c.backoff_ns != 0) {
         text += ", backoff " + std::to_string(c.backoff_ns) + " ns";
     }
@@ -365,6 +629,11 @@ std::string describe_candidate(int index) {
         text += ", release/acquire";
     }
     return text;
+}
+
+bool candidate_fits(int index) {
+    check_candidate(index);
+    return kCandidateEntries[index].fits();
 }
 
 void check_candidate(int index) {
