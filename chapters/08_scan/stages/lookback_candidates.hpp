@@ -67,7 +67,7 @@ inline constexpr LookbackCandidate kLookbackCandidates[] = {
     {512, 6, false, 0, false, 12},
     {512, 7, false, 0, false, 12},
     {512, 7, false, 0, false, 13},
-    {256, 12, false, 0, false, 24},
+    {256, 7, false, 0, false, 13},
 };
 inline constexpr int kLookbackCandidateCount =
     static_cast<int>(sizeof(kLookbackCandidates) / sizeof(kLookbackCandidates[0]));

@@ -373,32 +373,42 @@ inline LookBackState look_back_state(const LaunchArgs& args, unsigned int backof
 /// inclusive prefix, it has no predecessor), look back, publish the inclusive prefix, and return
 /// the exclusive prefix. A look-back that gave up publishes nothing more. kOrder: how the status
 /// words are written and read (stages 6 and 6x: release/acquire; stage 7: relaxed).
+/// The two steps can also be taken apart (stage 7's staged tiles publish the aggregate as soon as
+/// they know it, and look back later): publish_aggregate(), then look_back_and_publish().
 template <StatusOrder kOrder = StatusOrder::kReleaseAcquire>
 struct LookBack {
     LookBackState state;
     unsigned int tile = 0;
-    __device__ Value operator()(Value aggregate) const {
-        const unsigned int lane = threadIdx.x % kWarpSize;
-        if (tile == 0) {
-            if (lane == 0) {
-                publish_status<kOrder>(state.status, 0,
-                                       pack_status(state.generation, kInclusivePrefix, aggregate));
-            }
-            return 0;
+
+    /// Step 1, lane 0's store: the tile's aggregate, or tile 0's inclusive prefix.
+    __device__ void publish_aggregate(Value aggregate) const {
+        if (threadIdx.x % kWarpSize == 0) {
+            publish_status<kOrder>(
+                state.status, tile,
+                pack_status(state.generation, tile == 0 ? kInclusivePrefix : kAggregate, aggregate));
         }
-        if (lane == 0) {
-            publish_status<kOrder>(state.status, tile,
-                                   pack_status(state.generation, kAggregate, aggregate));
+    }
+
+    /// Step 2, by every lane of one warp: the tile's exclusive prefix (tile 0: 0), its inclusive
+    /// prefix published once known.
+    __device__ Value look_back_and_publish(Value aggregate) const {
+        if (tile == 0) {
+            return 0;
         }
         Value exclusive = 0;
         if (look_back<kOrder>(state.status, tile, state.generation, state.error_flag,
                               state.wait_limit_ns, state.backoff_ns, exclusive) &&
-            lane == 0) {
+            threadIdx.x % kWarpSize == 0) {
             publish_status<kOrder>(
                 state.status, tile,
                 pack_status(state.generation, kInclusivePrefix, exclusive + aggregate));
         }
         return exclusive;
+    }
+
+    __device__ Value operator()(Value aggregate) const {
+        publish_aggregate(aggregate);
+        return look_back_and_publish(aggregate);
     }
 };
 

@@ -156,43 +156,75 @@ __device__ __forceinline__ void store_vectors(Value* part, bool full, int count,
     }
 }
 
-/// The block's part of a tile made of kParts (1 or 2) consecutive parts, each scanned warp by
-/// warp (`first_total`, `second_total`: this warp's totals of each part): lane 0 of each warp
-/// leaves them in `offsets` (part-major: part 0's totals of warps 0, 1, ..., then part 1's), warp
-/// 0 scans them in that order (the tile's order), looks back with the tile's aggregate, and
-/// overwrites each with what that warp adds to that part.
-/// Called by every thread; `before_barrier` runs in every thread just before the first barrier
-/// (the resident kernel hands its next ticket to shared memory there). After the second barrier
-/// every thread reads offsets[part x warps + warp]: the caller must __syncthreads() before the
-/// next call with the same storage.
-template <int kBlock, int kParts, StatusOrder kOrder, typename BeforeBarrier>
-__device__ __forceinline__ void tile_offsets(Value first_total, Value second_total,
-                                             const LookBackState& state, unsigned int tile,
-                                             Value* offsets, const BeforeBarrier& before_barrier) {
-    constexpr int kWarps = kBlock / kWarpSize;
-    static_assert(kParts == 1 || kParts == 2, "one part in registers, perhaps one staged");
-    static_assert(kParts * kWarps <= kWarpSize, "warp 0 scans every warp's total of every part");
+/// The sum of the 4 values of each of this thread's vectors (left to right, so that the compiler
+/// does not keep partial sums alive for scan_vector() later: registers are the staged kernel's
+/// budget).
+template <int kVectors>
+__device__ __forceinline__ Value sum_of_vectors(const uint4 (&v)[kVectors]) {
+    Value sum = 0;
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+        sum = sum + v[k].x + v[k].y + v[k].z + v[k].w;
+    }
+    return sum;
+}
+
+/// What a staged tile keeps in shared memory besides its staging: each warp's offset within the
+/// tile for each of the two parts (part-major: part 0's warps 0, 1, ..., then part 1's), the
+/// tile's aggregate, and (after the look-back) its exclusive prefix.
+template <int kBlock>
+struct StagedTileSums {
+    static constexpr int kWarps = kBlock / kWarpSize;
+    Value offsets[2 * kWarps];
+    Value aggregate;
+    Value prefix;
+};
+
+/// The tile's aggregate, published as soon as the block knows it: every thread brings the sums
+/// of its two parts, each warp adds its lanes' (warp_sum), and after one barrier warp 0 scans the
+/// warps' totals in the tile's order, leaves each warp's offset within the tile in `sums`, and
+/// publishes the aggregate. Called by every thread. No thread may touch `sums` again before the
+/// next barrier, except warp 0 (finish_look_back).
+template <int kBlock, StatusOrder kOrder>
+__device__ __forceinline__ void publish_tile_aggregate(Value register_sum, Value staged_sum,
+                                                       const LookBack<kOrder>& look_back,
+                                                       StagedTileSums<kBlock>& sums) {
+    constexpr int kWarps = StagedTileSums<kBlock>::kWarps;
+    static_assert(2 * kWarps <= kWarpSize, "warp 0 scans every warp's total of both parts");
     const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+    register_sum = warp_sum(register_sum);
+    staged_sum = warp_sum(staged_sum);
     if (lane == 0) {
-        offsets[warp] = first_total;
-        if constexpr (kParts == 2) {
-            offsets[kWarps + warp] = second_total;
-        }
+        sums.offsets[warp] = register_sum;
+        sums.offsets[kWarps + warp] = staged_sum;
     }
-    before_barrier();
     __syncthreads();
     if (warp == 0) {
-        const Value mine = lane < kParts * kWarps ? offsets[lane] : 0;
+        const Value mine = lane < 2 * kWarps ? sums.offsets[lane] : 0;
         const Value inclusive = warp_inclusive_scan(mine);
         const Value aggregate = __shfl_sync(kFullMask, inclusive, kWarpSize - 1);
-        const Value tile_prefix =
-            __shfl_sync(kFullMask, LookBack<kOrder>{state, tile}(aggregate), 0);  // lane 0's answer
-        if (lane < kParts * kWarps) {
-            offsets[lane] = tile_prefix + inclusive - mine;
+        if (lane < 2 * kWarps) {
+            sums.offsets[lane] = inclusive - mine;
+        }
+        if (lane == 0) {
+            sums.aggregate = aggregate;
+        }
+        look_back.publish_aggregate(aggregate);
+    }
+}
+
+/// Warp 0's look-back, after its own rows: the tile's exclusive prefix into `sums`, its inclusive
+/// prefix published. Every thread reads sums.prefix after the next barrier.
+template <int kBlock, StatusOrder kOrder>
+__device__ __forceinline__ void finish_look_back(const LookBack<kOrder>& look_back,
+                                                 StagedTileSums<kBlock>& sums) {
+    if (threadIdx.x < kWarpSize) {
+        const Value prefix = look_back.look_back_and_publish(sums.aggregate);
+        if (threadIdx.x == 0) {
+            sums.prefix = prefix;
         }
     }
-    __syncthreads();
 }
 
 /// Scans tile `tile` of the input into the output, starting from its look-back prefix. Called by
@@ -283,6 +315,12 @@ __device__ __forceinline__ void scan_vectorized_tile(const Value* in, Value* out
 /// later reads and writes back, only its own 16-byte pieces (vector_index), so waiting for its
 /// own copies is enough and no barrier is needed between the copy and the scan. A partial tile
 /// fills the staging with ordinary loads. Dynamic shared memory: kStaged x kBlock x 16 bytes.
+/// The aggregate comes first: the tiles after this one wait for its aggregate, not for its scan,
+/// so the block sums its values (a reduction: independent adds, two warp sums, one barrier),
+/// publishes the aggregate, and only then scans its rows, while its predecessors finish; warp 0
+/// looks back after its own rows, when the words it needs are more likely there. Scanning the rows
+/// first, as the one-tile kernel does, puts the scan of every row between the last load and the
+/// publication that the next tiles wait for.
 /// The blocks per SM the staged kernel asks registers for: 64 registers per thread with up to 8
 /// vectors in registers, 128 with more (an SM's 65,536 registers then hold 1024 / block, or 512
 /// / block, blocks at once). Without it, ptxas gives 256 x 8 about 110 registers: 2 blocks per SM
@@ -306,13 +344,14 @@ __global__ void __launch_bounds__(kBlock, staged_min_blocks(kBlock, kVectors))
     constexpr int kRegisterItems = 4 * kVectors * kBlock;
     constexpr int kTileItems = 4 * (kVectors + kStaged) * kBlock;
     extern __shared__ uint4 staging[];  // kStaged x kBlock vectors
-    __shared__ Value offsets[2 * kWarps];
+    __shared__ StagedTileSums<kBlock> sums;
     __shared__ unsigned int tile_taken;
     if (threadIdx.x == 0) {
         tile_taken = take_tile(tile_counter, tiles);
     }
     __syncthreads();
     const unsigned int tile = tile_taken;
+    const LookBack<kOrder> look_back{state, tile};
     const std::size_t base = static_cast<std::size_t>(tile) * kTileItems;
     const int count = tile_count(n, base, kTileItems);
     const bool full = count == kTileItems;
@@ -334,27 +373,42 @@ __global__ void __launch_bounds__(kBlock, staged_min_blocks(kBlock, kVectors))
     }
     uint4 v[kVectors];
     load_vectors(in + base, full, count, v);
-    Value register_total = 0;
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) {
-        scan_row(v[k], kExclusive, register_total);
-    }
+
+    // 1. The aggregate, as soon as the values are in.
+    const Value register_sum = sum_of_vectors(v);
     if (full) {
         __pipeline_wait_prior(0);  // this thread's copies have landed
     }
-    Value staged_total = 0;
+    Value staged_sum = 0;
+#pragma unroll 4
+    for (int k = 0; k < kStaged; ++k) {
+        const uint4 staged = staging[vector_index<kStaged>(k)];
+        staged_sum = staged_sum + staged.x + staged.y + staged.z + staged.w;
+    }
+    publish_tile_aggregate<kBlock>(register_sum, staged_sum, look_back, sums);
+
+    // 2. The rows, while the predecessors finish; then warp 0 looks back.
+    Value running = 0;
 #pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+        scan_row(v[k], kExclusive, running);
+    }
+    running = 0;
+#pragma unroll 1  // unrolled, ptxas loads every staged row at once and spills at 64 registers
     for (int k = 0; k < kStaged; ++k) {
         const int i = vector_index<kStaged>(k);
         uint4 staged = staging[i];
-        scan_row(staged, kExclusive, staged_total);
+        scan_row(staged, kExclusive, running);
         staging[i] = staged;
     }
-    tile_offsets<kBlock, 2, kOrder>(register_total, staged_total, state, tile, offsets, [] {});
+    finish_look_back<kBlock>(look_back, sums);
+    __syncthreads();
+
+    // 3. Every value gets the tile's prefix and its warp's offset in its part.
     const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
-    store_vectors(out + base, full, count, v, offsets[warp]);
+    store_vectors(out + base, full, count, v, sums.prefix + sums.offsets[warp]);
     Value* staged_out = out + base + kRegisterItems;
-    const Value staged_offset = offsets[kWarps + warp];
+    const Value staged_offset = sums.prefix + sums.offsets[kWarps + warp];
 #pragma unroll
     for (int k = 0; k < kStaged; ++k) {
         const int i = vector_index<kStaged>(k);
