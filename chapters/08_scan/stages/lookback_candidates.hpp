@@ -62,12 +62,12 @@ inline constexpr LookbackCandidate kLookbackCandidates[] = {
     {256, 8, true, 256},
     // stage 6's release/acquire instead of relaxed accesses, for the comparison
     {256, 8, false, 0, true},
-    // the tile extended in shared memory: 32 to 104 KiB per block, which not every GPU has
+    // the tile extended in shared memory: 32 to 112 KiB per block, which not every GPU has
     {256, 6, false, 0, false, 8},
+    {256, 6, false, 0, false, 13},
     {512, 6, false, 0, false, 12},
-    {512, 7, false, 0, false, 12},
-    {512, 7, false, 0, false, 13},
-    {256, 7, false, 0, false, 13},
+    {512, 6, false, 0, false, 13},
+    {512, 6, false, 0, false, 14},
 };
 inline constexpr int kLookbackCandidateCount =
     static_cast<int>(sizeof(kLookbackCandidates) / sizeof(kLookbackCandidates[0]));

@@ -390,8 +390,9 @@ struct LookBack {
     }
 
     /// Step 2, by every lane of one warp: the tile's exclusive prefix (tile 0: 0), its inclusive
-    /// prefix published once known.
-    __device__ Value look_back_and_publish(Value aggregate) const {
+    /// prefix published once known. Lane 0 alone reads `aggregate`, after the look-back (it may
+    /// be in shared memory, written by lane 0).
+    __device__ Value look_back_and_publish(const Value& aggregate) const {
         if (tile == 0) {
             return 0;
         }

@@ -220,6 +220,8 @@ template <int kBlock, StatusOrder kOrder>
 __device__ __forceinline__ void finish_look_back(const LookBack<kOrder>& look_back,
                                                  StagedTileSums<kBlock>& sums) {
     if (threadIdx.x < kWarpSize) {
+        // Only lane 0 reads sums.aggregate (which it wrote), once the look-back is done: no lane
+        // holds it in a register during the wait.
         const Value prefix = look_back.look_back_and_publish(sums.aggregate);
         if (threadIdx.x == 0) {
             sums.prefix = prefix;
@@ -351,7 +353,11 @@ __global__ void __launch_bounds__(kBlock, staged_min_blocks(kBlock, kVectors))
     }
     __syncthreads();
     const unsigned int tile = tile_taken;
-    const LookBack<kOrder> look_back{state, tile};
+    // No backoff in the staged candidates: with a constant 0 the compiler drops the sleep and its
+    // registers, which the 64-register budget needs.
+    const LookBack<kOrder> look_back{{state.status, state.error_flag, state.generation,
+                                      state.wait_limit_ns, 0},
+                                     tile};
     const std::size_t base = static_cast<std::size_t>(tile) * kTileItems;
     const int count = tile_count(n, base, kTileItems);
     const bool full = count == kTileItems;
