@@ -17,7 +17,7 @@
 // the reader uses nothing but the word itself (flag and value travel together), so no ordering
 // with other memory is needed, and the look-back's polls and publications skip the fences that
 // release and acquire imply. One candidate keeps release/acquire, so that the header shows what
-// the stronger order costs on the GPU that runs (on an H100 about 4%).
+// the stronger order costs on the GPU that runs (on an H100 3-4%).
 // The shape is not fixed: the file compiles the candidates of lookback_candidates.hpp (block
 // size x vectors per thread, two ways of taking tiles, with or without a backoff in the
 // look-back's wait), and a short tuning pass before the table (measuring/adaptive_lookback.hpp)
@@ -27,7 +27,9 @@
 // that an SM holds in flight the bytes its registers can hold and those its shared memory can:
 // on an H100, without the look-back, stage 7 runs at the copy's speed, and what the look-back
 // costs is the time a block waits holding its tile; the more bytes each SM holds, the more of
-// that wait other blocks cover with loads.
+// that wait other blocks cover with loads. It also publishes the tile's aggregate before it
+// scans its rows: the next tiles wait for the aggregate and nothing else, so a block that sums
+// first and scans while its predecessors finish shortens every wait after it.
 // The two ways of taking tiles:
 //   - one tile per block (scan_vectorized_lookback): a block's first act is the atomicAdd on the
 //     tile counter, and nothing can be loaded until its answer is back;
