@@ -21,10 +21,12 @@ class NotComparedNoteTest(unittest.TestCase):
         self.assertEqual(compare_module.not_compared_note(
             kinds, [{"reduction"}, {"reduction"}], ["reduction"]), "")
 
-    def test_the_committed_comparison_names_chapter_8(self):
+    def test_the_committed_comparison_has_chapter_8_on_both_gpus(self):
         text = (plot_test_support.RESULTS / "compare" / "comparison.md").read_text(
             encoding="utf-8")
-        self.assertIn("scan (H100 only)", text)
+        self.assertIn("\n### scan\n", text)
+        self.assertIn("\n### scan_exclusive\n", text)
+        self.assertNotIn("scan (H100 only)", text)
 
 
 if __name__ == "__main__":
