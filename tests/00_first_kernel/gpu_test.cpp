@@ -24,6 +24,14 @@ namespace {
 
 constexpr std::size_t kCanary = fk::kDefaultCanary;
 
+// Why the tests that run the executable skip under compute-sanitizer: measured on an H100 with
+// CUDA 13.0, the child never finished (with and without --target-processes application-only),
+// while the same command under the sanitizer alone ran clean in a second. The tests in this file
+// sanitize the same kernels in their own process.
+constexpr const char* kChildUnderSanitizer =
+    "runs the executable in a child process, which does not finish under compute-sanitizer; "
+    "the other tests sanitize its kernels in this process";
+
 std::vector<std::size_t> sizes() {
     if (sanitizing()) {
         return {1, 33, 1025, 4099};
@@ -273,11 +281,12 @@ TEST(FirstKernelGpu, ManagedRowsFromTheHostTimeEverySampleAndStayCorrect) {
 // The section itself: opt-in, alone in its run, every row verified (or skipped with a reason).
 TEST(FirstKernelGpu, TheManagedSectionVerifiesEveryRow) {
     CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << kChildUnderSanitizer;
+    }
     const ct::DeviceInfo device = ct::select_device(0);
-    // The child runs under the sanitizer too (it follows child processes): a small n there.
-    const std::string n = sanitizing() ? "4099" : "1048579";
-    const auto result = run_process(std::string(FIRST_KERNEL_BIN) + " --section managed --n " +
-                                    n + " --reps 3 --warmup 1 2>&1");
+    const auto result = run_process(std::string(FIRST_KERNEL_BIN) +
+                                    " --section managed --n 1048579 --reps 3 --warmup 1 2>&1");
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("All results verified against the CPU reference."),
               std::string::npos)
@@ -292,6 +301,9 @@ TEST(FirstKernelGpu, TheManagedSectionVerifiesEveryRow) {
 
 TEST(FirstKernelGpu, AStageListRunsOnlyItsSection) {
     CT_REQUIRE_GPU();
+    if (sanitizing()) {
+        GTEST_SKIP() << kChildUnderSanitizer;
+    }
     const auto result =
         run_process(std::string(FIRST_KERNEL_BIN) + " --stage 4 --n 4099 --reps 2 --warmup 0 2>&1");
     EXPECT_EQ(result.exit_code, 0) << result.output;
