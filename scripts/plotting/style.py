@@ -222,10 +222,20 @@ class Figure:
             if suffix == "png":
                 save_png(self.fig, path)
             else:
-                self.fig.savefig(path, dpi=DPI, metadata=SAVE_METADATA[suffix])
+                save_svg(self.fig, path)
             written.append(path)
         self.plt.close(self.fig)
         return written
+
+
+def save_svg(fig, path):
+    """The SVG with matplotlib's hashed ids (salted hashes of unrounded geometry, which a
+    last-bit difference in a float changes) numbered in order instead: the same picture writes
+    the same ids on any machine (sameness.py says what else is promised)."""
+    from .sameness import number_ids
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", dpi=DPI, metadata=SAVE_METADATA["svg"])
+    path.write_text(number_ids(buffer.getvalue()), encoding="utf-8")
 
 
 def save_png(fig, path):
