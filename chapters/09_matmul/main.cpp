@@ -1,0 +1,321 @@
+// Chapter 9, matrix multiply: stages from the naive kernel to register blocking on the CUDA
+// cores, cublasSgemm (the baseline) and cuBLAS on the TF32 tensor cores (another precision), each
+// computing the same C = A . B on the GPU, checked against an FP64 reference and timed.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudatutorial/benchmark.hpp"
+#include "cudatutorial/check.hpp"
+#include "cudatutorial/cli.hpp"
+#include "cudatutorial/clocks.hpp"
+#include "cudatutorial/data.hpp"
+#include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/device_info.hpp"
+#include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
+#include "fp32_peak.hpp"
+#include "matmul.hpp"
+#include "tile_tuning.hpp"
+#include "verification.hpp"
+
+namespace ct = cudatutorial;
+
+namespace {
+
+struct Options {
+    std::uint64_t size = 4096;
+    std::optional<std::uint64_t> m;  // unset: --size
+    std::optional<std::uint64_t> n;
+    std::optional<std::uint64_t> k;
+    std::string stages = "all";
+    std::string data = "normal";
+    std::uint64_t seed = ct::kDefaultSeed;
+    ct::CommonOptions common;
+};
+
+/// The options, checked before any GPU work.
+struct Checked {
+    matmul::Shape shape;
+    matmul::Pattern pattern = matmul::Pattern::kNormal;
+    std::vector<const matmul::StageInfo*> stages;
+};
+
+Checked check_options(const Options& o) {
+    Checked c;
+    c.shape = {o.m.value_or(o.size), o.n.value_or(o.size), o.k.value_or(o.size)};
+    const std::pair<std::uint64_t, const char*> dimensions[] = {
+        {c.shape.m, o.m ? "--m" : "--size"},
+        {c.shape.n, o.n ? "--n" : "--size"},
+        {c.shape.k, o.k ? "--k" : "--size"}};
+    for (const auto& [value, option] : dimensions) {
+        if (value < 1 || value > matmul::kMaxDimension) {
+            throw ct::UsageError(option, "must be between 1 and 2^20; got " +
+                                             std::to_string(value));
+        }
+    }
+    try {
+        c.pattern = matmul::parse_pattern(o.data);
+    } catch (const std::invalid_argument& e) {
+        throw ct::UsageError("--data", e.what());
+    }
+    const std::vector<std::string> requested = ct::split_list(o.stages);
+    if (requested.empty()) {
+        throw ct::UsageError("--stage",
+                             "give 'all', 'list' or a comma-separated list of stage ids");
+    }
+    c.stages = ct::select_stages<matmul::StageInfo>(matmul::stages(), requested, "--stage",
+                                                    [](const auto& s) { return s.by_default; });
+    return c;
+}
+
+/// Device memory the run needs: A, B and C twice (the timed data and the integers), the two
+/// FP64 references (value and scale, 16 bytes per element of C), and room for cuBLAS.
+std::size_t bytes_needed(const matmul::Shape& s) {
+    const std::size_t floats = s.m * s.k + s.k * s.n + s.m * s.n;
+    return 2 * floats * sizeof(float) + 2 * s.m * s.n * 2 * sizeof(double) + (std::size_t{256} << 20);
+}
+
+/// The inputs of one data pattern on the device, with their FP64 reference (checked against the
+/// CPU on construction) and an output buffer.
+struct Problem {
+    matmul::Pattern pattern;
+    std::vector<float> a;
+    std::vector<float> b;
+    ct::DeviceBuffer<float> d_a;
+    ct::DeviceBuffer<float> d_b;
+    ct::DeviceBuffer<float> d_c;
+    matmul::DeviceReference reference;
+
+    Problem(matmul::Pattern p, const matmul::Shape& s, std::uint64_t seed)
+        : pattern(p),
+          a(matmul::make_matrix(p, s.m * s.k, seed, 1)),
+          b(matmul::make_matrix(p, s.k * s.n, seed, 2)),
+          d_a(a),
+          d_b(b),
+          d_c(s.m * s.n),
+          reference(d_a.data(), d_b.data(), s) {
+        const std::string why = reference.check_against_cpu(a, b, exact());
+        if (!why.empty()) {
+            throw std::runtime_error(why);
+        }
+    }
+    bool exact() const { return pattern == matmul::Pattern::kIntegers; }
+};
+
+/// Runs `multiplier` on `problem`, its output poisoned first (NaN everywhere), and waits.
+void run_on(const matmul::Multiplier& multiplier, Problem& problem) {
+    problem.d_c.fill_bytes(0xff);
+    multiplier.run(problem.d_a.data(), problem.d_b.data(), problem.d_c.data(), nullptr);
+    CT_CHECK(cudaDeviceSynchronize());
+}
+
+/// The comparison of `problem`'s output with its reference, as a verdict whose detail starts
+/// with `label`.
+ct::Verification compare(const matmul::Multiplier& multiplier, const Problem& problem,
+                         const std::string& label) {
+    const matmul::StageInfo& stage = multiplier.stage();
+    const double tolerance = matmul::tolerance_for(stage.precision, multiplier.shape().k);
+    const matmul::Comparison found =
+        problem.reference.compare(problem.d_c.data(), problem.exact(), tolerance);
+    if (found.passed()) {
+        return ct::Verification::pass();
+    }
+    return ct::Verification::fail(label + ": " +
+                                  found.describe(multiplier.shape(), problem.exact()));
+}
+
+/// The timed data's result (already computed), then, unless the timed data are the integers, a
+/// run on the integers, checked bit for bit.
+ct::Verification verify_both(const matmul::Multiplier& multiplier, const Problem& timed,
+                             Problem* integers) {
+    ct::Verification result = compare(multiplier, timed, matmul::pattern_name(timed.pattern));
+    if (result.passed && integers != nullptr) {
+        run_on(multiplier, *integers);
+        result = compare(multiplier, *integers, "integers");
+    }
+    return result;
+}
+
+ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, Problem* integers,
+                         const ct::BenchmarkConfig& config) {
+    ct::StageHooks hooks;
+    hooks.poison = [&timed] { timed.d_c.fill_bytes(0xff); };
+    hooks.launch = [&multiplier, &timed](cudaStream_t s) {
+        multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
+    };
+    // Every row is checked both ways, before and after timing.
+    hooks.verify = [&multiplier, &timed, integers] {
+        return verify_both(multiplier, timed, integers);
+    };
+    if (multiplier.stage().slow) {
+        hooks.adjust_timing = [](ct::BenchmarkConfig& c) {
+            c.warmup = std::min(c.warmup, 1);
+            c.repetitions = std::min(c.repetitions, 5);
+        };
+    }
+    const double flops = multiplier.shape().flops();
+    hooks.extras = [&multiplier, &timed, flops, config](ct::ResultRow& row) {
+        if (!row.timed) {
+            return;
+        }
+        row.with("TFLOPS", flops / (row.stats.median_ms * 1e-3) / 1e12, 1);
+        // The other timing method: calls back to back, the events' cost shared.
+        ct::BenchmarkConfig batch = config;
+        batch.calls_per_sample = multiplier.stage().slow ? 2 : 10;
+        batch.repetitions = multiplier.stage().slow ? 3 : 5;
+        batch.warmup = 1;
+        batch.flush_l2 = false;
+        const ct::Stats back_to_back = ct::time_repeated(
+            [&](cudaStream_t s) {
+                multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
+            },
+            batch);
+        row.with("back-to-back ms", back_to_back.median_ms, 4);
+    };
+    return hooks;
+}
+
+/// Stage 8's tuning pass (measuring/tile_tuning.hpp), when stage 8 is in the table: every
+/// candidate checked on both inputs and timed on the timed data; the choice goes into the header
+/// and is returned (-1: stage 7's shape).
+int tune_stage8(const Checked& c, Problem& timed, Problem* integers, ct::RunInfo& info) {
+    const bool wanted = std::any_of(c.stages.begin(), c.stages.end(),
+                                    [](const matmul::StageInfo* s) { return s->uses_tuner; });
+    if (!wanted) {
+        return -1;
+    }
+    const auto check = [&timed, integers](const matmul::Multiplier& multiplier) {
+        run_on(multiplier, timed);
+        return verify_both(multiplier, timed, integers).detail;
+    };
+    const auto launch = [&timed](const matmul::Multiplier& multiplier, cudaStream_t s) {
+        multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
+    };
+    const matmul::tuning::TuningResult result =
+        matmul::tuning::tune_tiles(c.shape, check, launch);
+    matmul::tuning::describe_choice(result, info);
+    return result.chosen;
+}
+
+ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& device,
+                      const Problem& timed) {
+    ct::RunInfo info = ct::make_run_info(
+        "matmul", "C = A . B in FP32, row-major, on the GPU; every row checked against an FP64 "
+                  "reference",
+        device);
+    info.set("shape (m x n x k)", c.shape.text());
+    info.set("FLOP per product", ct::format_fixed(c.shape.flops() / 1e9, 2) + " G (2 m n k)");
+    info.set("data", std::string(matmul::pattern_name(c.pattern)) + ", seed " +
+                         std::to_string(o.seed) + " (timed)" +
+                         (timed.exact() ? ", checked bit for bit"
+                                        : "; then integers -4..4, checked bit for bit"));
+    info.set("reference", "FP64 on the GPU, checked against the CPU on " +
+                              timed.reference.cpu_check_words());
+    if (!timed.exact()) {
+        info.set("tolerance (normal data)",
+                 "|c - ref| <= " + ct::format_fixed(matmul::fp32_tolerance(c.shape.k) * 1e6, 1) +
+                     "e-6 x sqrt(sum (a b)^2) per element (FP32); " +
+                     ct::format_fixed(matmul::tf32_tolerance(c.shape.k) * 1e3, 2) +
+                     "e-3 for TF32");
+    }
+    info.set("timing", o.common.timing_description() +
+                           " single calls (every row); back-to-back: 10 calls per sample");
+    info.set("reps", std::to_string(o.common.repetitions));
+    return info;
+}
+
+int run(const Options& o) {
+    if (o.stages == "list") {  // registry information: no GPU needed
+        return ct::list_stages(o.common, "matmul", {{"", ct::descriptors(matmul::stages())}});
+    }
+    // 1. Everything that can be checked without a GPU.
+    const Checked checked = check_options(o);
+
+    // 2. The device, and whether the matrices fit.
+    const ct::DeviceInfo device = ct::select_device(o.common.device);
+    ct::require_device_memory(bytes_needed(checked.shape), "the matrices and the references");
+
+    // 3. The inputs and their references: the timed data, and the integers unless those are
+    //    the timed data.
+    Problem timed(checked.pattern, checked.shape, o.seed);
+    std::unique_ptr<Problem> integers;
+    if (!timed.exact()) {
+        integers = std::make_unique<Problem>(matmul::Pattern::kIntegers, checked.shape, o.seed);
+    }
+
+    ct::RunInfo info = make_info(o, checked, device, timed);
+    const int candidate = tune_stage8(checked, timed, integers.get(), info);
+    ct::TableRun table(info, o.common);
+    table.set_baseline(matmul::kCublasStageId, "cuBLAS");
+
+    // 4. The stages, in table order; the % of peak once the clocks of every timed run are seen.
+    std::vector<ct::ResultRow> rows;
+    for (const matmul::StageInfo* stage : checked.stages) {
+        const matmul::Multiplier multiplier(stage->id, checked.shape,
+                                            stage->uses_tuner ? candidate : -1);
+        if (!multiplier.math_mode().empty()) {
+            table.info().set(stage->id == matmul::kCublasStageId ? "cuBLAS call" : "TF32 call",
+                             multiplier.math_mode());
+        }
+        rows.push_back(table.time_stage(
+            *stage, hooks_for(multiplier, timed, integers.get(), table.options().benchmark_config())));
+    }
+    const matmul::Fp32Peak peak = matmul::fp32_peak(device, ct::observed_clocks());
+    table.info().set("FP32 peak", peak.describe());
+    for (ct::ResultRow& row : rows) {
+        // The TF32 row does not run on the FP32 lanes: no share of their peak.
+        const bool fp32 = matmul::find_stage(row.id)->precision == matmul::Precision::kFp32;
+        if (const auto tflops = row.extra_number("TFLOPS"); tflops && fp32) {
+            row.with("% of FP32 peak", 100.0 * *tflops / peak.tflops, 1);
+        }
+        table.add(std::move(row));
+    }
+    return table.finish();
+}
+
+void add_options(CLI::App& app, Options& o) {
+    ct::add_size_option(app, "--size", o.size,
+                        "m = n = k unless --m, --n or --k say otherwise (4096, 2^12, 4Ki, ...)");
+    const auto add_dimension = [&app](const char* name, std::optional<std::uint64_t>& target,
+                                      const char* what) {
+        app.add_option_function<std::string>(
+               name, [&target](const std::string& text) { target = ct::parse_size(text); },
+               std::string(what) + " (default: --size)")
+            ->check(ct::size_validator());
+    };
+    add_dimension("--m", o.m, "rows of A and C");
+    add_dimension("--n", o.n, "columns of B and C");
+    add_dimension("--k", o.k, "columns of A, rows of B");
+    std::string ids;
+    for (const matmul::StageInfo& stage : matmul::stages()) {
+        ids += " " + stage.id;
+    }
+    app.add_option("--stage", o.stages,
+                   "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
+                   "JSON), or a comma-separated list of stage ids or names:" + ids)
+        ->capture_default_str();
+    app.add_option("--data", o.data,
+                   "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance) or "
+                   "integers (-4..4; checked bit for bit). Every row is also checked on integers")
+        ->capture_default_str();
+    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    ct::add_common_options(app, o.common);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+        "Chapter 9 - matrix multiply: from the naive kernel to register blocking on the CUDA "
+        "cores, against cublasSgemm (and cuBLAS on the TF32 tensor cores, another precision); "
+        "C = A . B in FP32, every row checked against an FP64 reference"};
+    Options o;
+    add_options(app, o);
+    return ct::run_program(app, argc, argv, [&] { return run(o); });
+}

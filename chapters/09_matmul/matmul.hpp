@@ -1,0 +1,163 @@
+/// @file matmul.hpp
+/// @brief Chapter 9's host API: the shapes, the inputs, the CPU reference, the stage list and
+/// Multiplier, which runs any stage (or cuBLAS) on matrices already on the device.
+///
+/// @code
+///   #include "matmul.hpp"
+///   matmul::Shape shape{4096, 4096, 4096};             // C (M x N) = A (M x K) . B (K x N)
+///   matmul::Multiplier multiplier("3", shape);          // stage 3, its workspace made here
+///   multiplier.run(d_a, d_b, d_c, stream);              // row-major FP32, asynchronous
+/// @endcode
+///
+/// Every matrix is FP32 and row-major: element (i, j) of the M x N matrix C is c[i * N + j].
+/// Arithmetic: on the integer inputs (-4..4) every partial sum is an integer below 16 K in
+/// magnitude, exact in FP32 while 16 K < 2^24, so every stage, whatever order it adds in, must
+/// give exactly the reference's bits (K is limited to 2^20 for that reason). On normal-distributed
+/// inputs the order changes the last bits: the check allows an error proportional to the size of
+/// the products it sums (verification.hpp).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cudatutorial/stage.hpp"
+
+namespace matmul {
+
+namespace detail {
+struct LaunchArgs;  // stages/matmul_launchers.hpp
+}  // namespace detail
+
+/// C (m x n) = A (m x k) . B (k x n).
+struct Shape {
+    std::uint64_t m = 0;  ///< rows of A and C
+    std::uint64_t n = 0;  ///< columns of B and C
+    std::uint64_t k = 0;  ///< columns of A, rows of B: the length of each dot product
+
+    /// 2 m n k: one multiply and one add per term of every dot product.
+    double flops() const;
+    /// "4096 x 4096 x 4096" (m x n x k).
+    std::string text() const;
+};
+
+/// The largest m, n and k: k so that integer sums stay exact in FP32, m and n so that every
+/// stage's grid fits (a tile is at least 32 columns wide: 2^20 / 32 blocks is under 65,535).
+inline constexpr std::uint64_t kMaxDimension = std::uint64_t{1} << 20;
+
+/// The input patterns (--data and the tests).
+enum class Pattern {
+    kNormal,    ///< normal-distributed values (mean 0, deviation 1): what a model multiplies
+    kIntegers,  ///< integers -4..4: every sum exact in FP32, checked bit for bit
+};
+
+/// "normal", "integers".
+const char* pattern_name(Pattern pattern);
+
+/// The pattern named `name`; throws std::invalid_argument naming the known ones.
+Pattern parse_pattern(const std::string& name);
+
+/// `count` values of `pattern`, deterministic for (seed, stream): counter-based, multithreaded.
+/// `stream` keeps A's and B's values apart under one seed.
+std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t seed,
+                               std::uint64_t stream);
+
+// ---------------------------------------------------------------------------------------------
+// The CPU reference (matmul_reference.cpp)
+
+/// One element of the product in FP64: the dot product of A's row `row` and B's column `col`
+/// (exact for the integer inputs), and the scale the tolerance of the normal inputs is relative
+/// to: sqrt(sum over k of (a_ik b_kj)^2).
+struct ReferenceElement {
+    double value = 0;
+    double scale = 0;
+};
+
+/// C[row][col] of A . B in FP64 (A and B row-major, as `shape` says).
+ReferenceElement reference_element(const float* a, const float* b, const Shape& shape,
+                                   std::uint64_t row, std::uint64_t col);
+
+/// The whole product in FP64, on several host threads: value[i * n + j], scale[i * n + j].
+void reference_product(const float* a, const float* b, const Shape& shape,
+                       std::vector<double>& value, std::vector<double>& scale);
+
+// ---------------------------------------------------------------------------------------------
+// The stages (matmul_stages.cpp)
+
+/// Id of cublasSgemm, the baseline.
+inline constexpr const char* kCublasStageId = "cublas";
+/// Id of cuBLAS with TF32 tensor cores: another precision, a labelled reference.
+inline constexpr const char* kCublasTf32StageId = "tf32";
+
+/// How a stage's result is checked on the normal inputs.
+enum class Precision {
+    kFp32,  ///< FP32 products and sums: the tolerance of verification.hpp
+    kTf32,  ///< inputs rounded to TF32 (10-bit mantissa) by the tensor cores: a wider tolerance
+};
+
+/// One entry of the stage list: the executable, the tests and the lesson use the same list.
+struct StageInfo : cudatutorial::StageDescriptor {
+    std::string source;  ///< the file that holds its kernel, relative to the chapter
+    /// The stage's launcher (stages/matmul_launchers.hpp); null for the cuBLAS rows, which the
+    /// Multiplier calls itself.
+    void (*launch)(const detail::LaunchArgs&) = nullptr;
+    Precision precision = Precision::kFp32;
+    bool by_default = true;  ///< part of `--stage all`
+    /// Stages 1 and 2 are slow enough (1% and 9% of the peak) that the bench's big sizes would
+    /// spend most of their time on them: timed with fewer repetitions.
+    bool slow = false;
+    /// Runs the candidate shape a tuning pass chose (stage 8), handed to its Multiplier.
+    bool uses_tuner = false;
+};
+
+/// Stage 8's candidate shapes (stages/stage8_tuned_warp_tiling.cu): how many, and each one's
+/// name ("128x128 tile, 64x32 warps, next tile ahead"). Candidate 0 is stage 7's shape.
+int tuning_candidates();
+std::string tuning_candidate_name(int index);
+
+/// Every stage, in table order: 1, 2, ..., cuBLAS, cuBLAS TF32.
+const std::vector<StageInfo>& stages();
+
+/// The stage with this id or name, or nullptr.
+const StageInfo* find_stage(const std::string& id);
+
+/// Throws std::invalid_argument with a readable message unless every dimension is between 1
+/// and kMaxDimension.
+void validate_shape(const Shape& shape);
+
+/// Runs one stage (or cuBLAS) on matrices already on the device. The constructor does the
+/// setup (cuBLAS's handle and workspace); run() only launches, so that it can be timed. Not
+/// copyable.
+class Multiplier {
+  public:
+    /// Throws std::invalid_argument for an unknown stage, a shape validate_shape() refuses, or a
+    /// candidate (stage 8's shape, as the tuning pass chose it; -1: stage 7's) out of range or
+    /// given to a stage that does not use the tuner.
+    Multiplier(const std::string& stage_id, const Shape& shape, int candidate = -1);
+    ~Multiplier();
+    Multiplier(const Multiplier&) = delete;
+    Multiplier& operator=(const Multiplier&) = delete;
+
+    /// C = A . B on `stream`, asynchronous. a: m x k, b: k x n, c: m x n, row-major, as
+    /// cudaMalloc gives them (any alignment of 4 bytes is accepted; stages that load 16 bytes
+    /// at a time check for it).
+    void run(const float* a, const float* b, float* c, cudaStream_t stream) const;
+
+    const StageInfo& stage() const;
+    const Shape& shape() const;
+    /// The candidate it runs, or -1.
+    int candidate() const;
+    /// How cuBLAS was asked to compute ("CUBLAS_DEFAULT_MATH: FP32 on the CUDA cores"); empty
+    /// for our own stages.
+    std::string math_mode() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace matmul

@@ -1,0 +1,116 @@
+// The stage list: one row per stage, in table order. A new stage is its file in stages/ plus one
+// row here (docs/extending.md).
+#include <vector>
+
+#include "matmul.hpp"
+#include "stages/matmul_launchers.hpp"
+
+namespace matmul {
+namespace {
+
+/// One row of the stage list, each field named: `stage("3", "shared_tiling").idea(...)`. A field
+/// left out keeps StageInfo's default (an FP32 step of the progression, part of `all`).
+class StageRow {
+  public:
+    StageRow(const char* id, const char* name) {
+        info_.id = id;
+        info_.name = name;
+    }
+    /// What changed from the previous stage, in one line (the table and --stage list show it).
+    StageRow& idea(const char* text) {
+        info_.idea = text;
+        return *this;
+    }
+    /// The file that holds the kernel and its launcher, relative to the chapter.
+    StageRow& source(const char* file, void (*launch)(const detail::LaunchArgs&) = nullptr) {
+        info_.source = file;
+        info_.launch = launch;
+        return *this;
+    }
+    /// Its role in the table (a progression step unless said otherwise).
+    StageRow& role(cudatutorial::StageRole role) {
+        info_.role = role;
+        return *this;
+    }
+    /// How its result is checked on the normal inputs (FP32 unless said otherwise).
+    StageRow& precision(Precision precision) {
+        info_.precision = precision;
+        return *this;
+    }
+    /// Runs the candidate a tuning pass chose (Multiplier's `candidate`).
+    StageRow& uses_tuner() {
+        info_.uses_tuner = true;
+        return *this;
+    }
+    /// Timed with fewer repetitions (StageInfo::slow).
+    StageRow& slow() {
+        info_.slow = true;
+        return *this;
+    }
+    operator StageInfo() const { return info_; }  // NOLINT(google-explicit-constructor)
+
+  private:
+    StageInfo info_;
+};
+
+std::vector<StageInfo> make_stages() {
+    using cudatutorial::StageRole;
+    using namespace detail;
+    return {
+        StageRow("1", "naive")
+            .idea("one thread per element; threadIdx.x walks down a column: A's loads uncoalesced")
+            .source("stages/stage1_naive.cu", launch_naive)
+            .slow(),
+        StageRow("2", "coalesced")
+            .idea("threadIdx.x walks along a row: a warp's loads of B and stores of C are 128 "
+                  "contiguous bytes")
+            .source("stages/stage2_coalesced.cu", launch_coalesced)
+            .slow(),
+        StageRow("3", "shared_tiling")
+            .idea("32 x 32 tiles of A and B staged in shared memory: each global load serves 32 "
+                  "products")
+            .source("stages/stage3_shared_tiling.cu", launch_shared_tiling),
+        StageRow("4", "register_blocking_1d")
+            .idea("8 outputs per thread down a column: one shared load of B serves 8 FMAs")
+            .source("stages/stage4_register_blocking_1d.cu", launch_register_blocking_1d),
+        StageRow("5", "register_blocking_2d")
+            .idea("an 8 x 8 block per thread, outer products in registers: 64 FMAs per 16 shared "
+                  "loads")
+            .source("stages/stage5_register_blocking_2d.cu", launch_register_blocking_2d),
+        StageRow("6", "vectorized_transposed")
+            .idea("16-byte loads where rows allow them, A's tile transposed, no bank conflicts")
+            .source("stages/stage6_vectorized_transposed.cu", launch_vectorized_transposed),
+        StageRow("7", "warp_tiling")
+            .idea("block tile -> 64 x 32 warp tiles -> 8 x 8 thread tiles: a third fewer shared "
+                  "loads per warp")
+            .source("stages/stage7_warp_tiling.cuh", launch_warp_tiling),
+        StageRow("8", "tuned_warp_tiling")
+            .idea("stage 7 at the tile shape (and loading the next tile ahead or not) measured "
+                  "fastest on this GPU")
+            .source("stages/stage8_tuned_warp_tiling.cu", launch_tuned_warp_tiling)
+            .uses_tuner(),
+        StageRow(kCublasStageId, "cublas_sgemm")
+            .idea("cublasSgemm, FP32 on the CUDA cores (the baseline)")
+            .source("stages/cublas_baseline.cpp")
+            .role(StageRole::kBaseline),
+        StageRow(kCublasTf32StageId, "cublas_tf32")
+            .idea("cuBLAS on the TF32 tensor cores: another precision, a reference (what part 2 "
+                  "is about)")
+            .source("stages/cublas_baseline.cpp")
+            .role(StageRole::kBaseline)
+            .precision(Precision::kTf32),
+    };
+}
+
+}  // namespace
+
+const std::vector<StageInfo>& stages() {
+    static const std::vector<StageInfo> list = make_stages();
+    return list;
+}
+
+const StageInfo* find_stage(const std::string& id) {
+    return cudatutorial::find_stage_in(stages(), id);
+}
+
+}  // namespace matmul

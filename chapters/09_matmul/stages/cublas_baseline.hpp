@@ -1,0 +1,31 @@
+// Internal to matmul_kernels: the cuBLAS rows (cublas_baseline.cpp). Host code only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "matmul_launchers.hpp"
+
+namespace matmul::detail {
+
+/// A cuBLAS handle set up for one row: plain FP32 (CUBLAS_DEFAULT_MATH, the baseline) or TF32
+/// tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32, a labelled reference in another precision).
+/// Created outside the timed runs; needs a GPU.
+class CublasGemm {
+  public:
+    explicit CublasGemm(bool tf32);
+    ~CublasGemm();
+    CublasGemm(const CublasGemm&) = delete;
+    CublasGemm& operator=(const CublasGemm&) = delete;
+
+    /// C = A . B, row-major, on args.stream.
+    void run(const LaunchArgs& args) const;
+    /// The call and math mode, for the header: "cublasGemmEx, CUBLAS_COMPUTE_32F (FP32 ...)".
+    std::string math_mode() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace matmul::detail

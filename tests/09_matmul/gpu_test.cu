@@ -1,0 +1,176 @@
+// Every stage against the FP64 reference on shapes that break tiles, bit for bit on integers and
+// within the FP32 tolerance on normal data; the TF32 row as the negative control; the executable
+// end to end. Skipped without a GPU; smaller shapes under compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cudatutorial/device_buffer.hpp"
+#include "gpu_test.hpp"
+#include "matmul.hpp"
+#include "process.hpp"
+#include "verification.hpp"
+
+namespace ct = cudatutorial;
+using matmul::Pattern;
+using matmul::Shape;
+
+namespace {
+
+/// One shape's inputs on the device with their FP64 reference (checked against the CPU).
+struct Inputs {
+    Shape shape;
+    Pattern pattern;
+    std::vector<float> a, b;
+    ct::DeviceBuffer<float> d_a, d_b, d_c;
+    matmul::DeviceReference reference;
+
+    Inputs(const Shape& s, Pattern p)
+        : shape(s),
+          pattern(p),
+          a(matmul::make_matrix(p, s.m * s.k, 11, 1)),
+          b(matmul::make_matrix(p, s.k * s.n, 11, 2)),
+          d_a(a),
+          d_b(b),
+          d_c(s.m * s.n),
+          reference(d_a.data(), d_b.data(), s) {}
+
+    /// Runs `stage` (its output poisoned with NaN first) and compares with the reference.
+    matmul::Comparison run(const std::string& stage, double tolerance) {
+        const matmul::Multiplier multiplier(stage, shape);
+        d_c.fill_bytes(0xff);
+        multiplier.run(d_a.data(), d_b.data(), d_c.data(), nullptr);
+        CT_CHECK(cudaDeviceSynchronize());
+        return reference.compare(d_c.data(), pattern == Pattern::kIntegers, tolerance);
+    }
+};
+
+std::vector<Shape> shapes() {
+    if (ct::testing::sanitizing()) {  // several tiles in every dimension, still small
+        return {{1, 1, 1}, {33, 65, 17}, {130, 129, 33}, {257, 129, 9}};
+    }
+    return {{1, 1, 1},       {7, 7, 7},         {33, 33, 33},       {127, 127, 127},
+            {1025, 1025, 1025}, {4095, 4097, 4093}, {1, 4097, 31},    {4097, 1, 31},
+            {2049, 33, 63},  {33, 2049, 1023},  {65, 63, 8193},     {31, 32, 1},
+            {8192, 256, 64}, {256, 8192, 64},   {1023, 1024, 1025}, {129, 127, 4097}};
+}
+
+std::vector<std::string> our_stages() {
+    std::vector<std::string> ids;
+    for (const matmul::StageInfo& stage : matmul::stages()) {
+        if (stage.launch != nullptr) {
+            ids.push_back(stage.id);
+        }
+    }
+    return ids;
+}
+
+}  // namespace
+
+TEST(MatmulGpu, ReferenceMatchesTheCpu) {
+    CT_REQUIRE_GPU();
+    for (const Shape& s : {Shape{33, 65, 17}, Shape{300, 200, 1000}}) {
+        for (const Pattern p : {Pattern::kIntegers, Pattern::kNormal}) {
+            Inputs in(s, p);
+            EXPECT_EQ(in.reference.check_against_cpu(in.a, in.b, p == Pattern::kIntegers), "")
+                << s.text();
+        }
+    }
+}
+
+TEST(MatmulGpu, EveryStageExactOnIntegersAtEdgeShapes) {
+    CT_REQUIRE_GPU();
+    for (const Shape& s : shapes()) {
+        Inputs in(s, Pattern::kIntegers);
+        for (const std::string& id : our_stages()) {
+            if (id == "1" && s.m * s.n * s.k > (1ull << 33) && !ct::testing::sanitizing()) {
+                continue;  // the naive stage at 4095 x 4097 x 4093: seconds, nothing new
+            }
+            const matmul::Comparison found = in.run(id, 0);
+            EXPECT_TRUE(found.passed()) << "stage " << id << " at " << s.text() << ": "
+                                        << found.describe(s, true);
+        }
+    }
+}
+
+TEST(MatmulGpu, EveryStage8CandidateExactOnIntegers) {
+    // Shapes whose rows allow 16-byte loads (k and n multiples of 4: the candidates differ) and
+    // shapes whose rows do not (every candidate falls back to stage 7's scalar kernel).
+    CT_REQUIRE_GPU();
+    const std::vector<Shape> list =
+        ct::testing::sanitizing()
+            ? std::vector<Shape>{{33, 36, 12}, {130, 132, 20}, {65, 66, 17}}
+            : std::vector<Shape>{{1, 4, 4},      {33, 36, 12},     {257, 260, 1028},
+                                 {4095, 4096, 4092}, {129, 132, 8}, {1, 1, 1},
+                                 {65, 66, 17},   {300, 4097, 64},  {1000, 8, 4}};
+    for (const Shape& s : list) {
+        Inputs in(s, Pattern::kIntegers);
+        for (int candidate = 0; candidate < matmul::tuning_candidates(); ++candidate) {
+            const matmul::Multiplier multiplier("8", s, candidate);
+            in.d_c.fill_bytes(0xff);
+            multiplier.run(in.d_a.data(), in.d_b.data(), in.d_c.data(), nullptr);
+            CT_CHECK(cudaDeviceSynchronize());
+            const matmul::Comparison found = in.reference.compare(in.d_c.data(), true, 0);
+            EXPECT_TRUE(found.passed()) << matmul::tuning_candidate_name(candidate) << " at "
+                                        << s.text() << ": " << found.describe(s, true);
+        }
+    }
+}
+
+TEST(MatmulGpu, EveryRowWithinItsToleranceOnNormalData) {
+    CT_REQUIRE_GPU();
+    const std::vector<Shape> list =
+        ct::testing::sanitizing() ? std::vector<Shape>{{65, 33, 129}}
+                                  : std::vector<Shape>{{127, 129, 4093}, {1024, 1024, 1024}};
+    for (const Shape& s : list) {
+        Inputs in(s, Pattern::kNormal);
+        for (const matmul::StageInfo& stage : matmul::stages()) {
+            const matmul::Comparison found =
+                in.run(stage.id, matmul::tolerance_for(stage.precision, s.k));
+            EXPECT_TRUE(found.passed()) << "stage " << stage.id << " at " << s.text() << ": "
+                                        << found.describe(s, false);
+        }
+    }
+}
+
+TEST(MatmulGpu, Tf32IsExactOnIntegersButFailsTheFp32Tolerance) {
+    // The negative control: small integers are exact in TF32 too, so only the normal data can
+    // tell an FP32 product from a TF32 one - and the FP32 tolerance must.
+    CT_REQUIRE_GPU();
+    const Shape s = ct::testing::sanitizing() ? Shape{64, 64, 64} : Shape{512, 512, 512};
+    Inputs integers(s, Pattern::kIntegers);
+    EXPECT_TRUE(integers.run("tf32", 0).passed());
+    Inputs normal(s, Pattern::kNormal);
+    const matmul::Comparison as_fp32 = normal.run("tf32", matmul::fp32_tolerance(s.k));
+    EXPECT_FALSE(as_fp32.passed()) << "TF32 passed the FP32 tolerance: the check cannot tell";
+    EXPECT_GT(as_fp32.mismatches, s.m * s.n / 2) << as_fp32.describe(s, false);
+    EXPECT_TRUE(normal.run("tf32", matmul::tf32_tolerance(s.k)).passed());
+    EXPECT_TRUE(normal.run("cublas", matmul::fp32_tolerance(s.k)).passed());
+}
+
+TEST(MatmulGpu, ACorruptedElementIsFound) {
+    CT_REQUIRE_GPU();
+    Inputs in(Shape{65, 67, 33}, Pattern::kIntegers);
+    ASSERT_TRUE(in.run("5", 0).passed());
+    const float wrong = 12345.0f;
+    CT_CHECK(cudaMemcpy(in.d_c.data() + 66 * 67 / 2, &wrong, sizeof wrong, cudaMemcpyHostToDevice));
+    const matmul::Comparison found = in.reference.compare(in.d_c.data(), true, 0);
+    EXPECT_EQ(found.mismatches, 1u);
+    EXPECT_EQ(found.first, 66u * 67 / 2);
+}
+
+TEST(MatmulGpu, ExecutableEndToEnd) {
+    CT_REQUIRE_GPU();
+    if (ct::testing::sanitizing()) {
+        GTEST_SKIP() << "the kernels are sanitized in-process above";
+    }
+    for (const char* args : {"--size 257 --reps 3", "--m 1025 --n 33 --k 4093 --data integers --reps 2",
+                             "--size 64 --stage 3,cublas --reps 2"}) {
+        SCOPED_TRACE(args);
+        const auto result = ct::testing::run_process(std::string(MATMUL_BIN) + " " + args);
+        EXPECT_EQ(result.exit_code, 0) << result.output;
+        EXPECT_NE(result.output.find("% of FP32 peak"), std::string::npos) << result.output;
+        EXPECT_EQ(result.output.find("FAIL"), std::string::npos) << result.output;
+    }
+}
