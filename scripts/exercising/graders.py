@@ -386,6 +386,46 @@ class ScanGrader(Grader):
         return ["memcheck", "racecheck", "synccheck"]
 
 
+class MatmulGrader(Grader):
+    """Chapter 9: the shared-memory tile loop (stage 3). Every case multiplies small integers, so
+    every element must match the FP64 reference bit for bit (the program checks the whole of C),
+    and the shapes break the 32 x 32 tile every way: 1 x 1 x 1, m, n or k just below or above a
+    multiple of 32, k not a multiple of 32 (the last tile's guards), long and thin shapes, and one
+    random shape; one case on normal data (the FP32 tolerance)."""
+    executable = "matmul"
+    compare_label = "cuBLAS"
+    fixed = [  # (m, n, k, data)
+        (1, 1, 1, "integers"), (7, 7, 7, "integers"), (31, 33, 32, "integers"),
+        (33, 31, 65, "integers"), (32, 32, 31, "integers"), (127, 129, 127, "integers"),
+        (1025, 1023, 1024, "integers"), (4095, 33, 4093, "integers"), (64, 64, 1, "integers"),
+        (1, 4097, 33, "integers"), (4097, 1, 95, "integers"), (513, 257, 1000, "normal"),
+    ]
+
+    def cases(self, seed, large):
+        rng = random.Random(seed)
+        chosen = list(self.fixed) + [(rng.randrange(33, 2048) | 1, rng.randrange(33, 2048) | 1,
+                                      rng.randrange(33, 2048) | 1, "integers")]
+        return [Case(f"m={m} n={n} k={k} data={d}",
+                     ["--stage", self.stage, "--m", str(m), "--n", str(n), "--k", str(k),
+                      "--data", d, "--seed", str(seed), "--warmup", "1", "--reps", "2"])
+                for m, n, k, d in chosen]
+
+    def timing_args(self, seed):
+        return ["--stage", f"{self.stage},cublas", "--size", "2048", "--seed", str(seed)]
+
+    def compare_ids(self):
+        return ["cublas"]
+
+    def sanitize_case(self, seed):
+        # Three tiles each way, the last ones partial.
+        return Case("m=65 n=67 k=70", ["--stage", self.stage, "--m", "65", "--n", "67", "--k",
+                                       "70", "--data", "integers", "--seed", str(seed),
+                                       "--warmup", "0", "--reps", "1"])
+
+    def sanitize_tools(self):
+        return ["memcheck", "racecheck", "synccheck"]
+
+
 GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "first_kernel": FirstKernelGrader,
     "divergence": DivergenceGrader,
@@ -395,4 +435,5 @@ GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "streams": StreamsGrader,
     "multi_gpu": MultiGpuGrader,
     "scan": ScanGrader,
+    "matmul": MatmulGrader,
 }

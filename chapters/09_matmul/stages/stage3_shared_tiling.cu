@@ -30,6 +30,12 @@ __global__ void matmul_shared_tiling(const float* a, const float* b, float* c, i
     const int row = static_cast<int>(blockIdx.x) * kTile + ty;
     const int col = static_cast<int>(blockIdx.y) * kTile + tx;
     float sum = 0.0f;
+    // EXERCISE BEGIN: the tile loop. For k0 = 0, 32, 64, ... below k: thread (ty, tx) copies
+    // EXERCISE HINT: A[row][k0 + tx] into a_tile[ty][tx] and B[k0 + ty][col] into b_tile[ty][tx]
+    // EXERCISE HINT: (0 where the index is outside A or B: any m, n, k must work), waits until
+    // EXERCISE HINT: the whole block has copied, adds a_tile[ty][i] * b_tile[i][tx] for i < 32 to
+    // EXERCISE HINT: sum, and waits again before the next copy overwrites the tiles. Offsets
+    // EXERCISE HINT: into A and B as std::size_t: m k can pass 2^31.
     for (int k0 = 0; k0 < k; k0 += kTile) {
         // One float of each tile per thread, zero outside the matrices.
         a_tile[ty][tx] = row < m && k0 + tx < k ? a[static_cast<std::size_t>(row) * k + k0 + tx]
@@ -42,6 +48,7 @@ __global__ void matmul_shared_tiling(const float* a, const float* b, float* c, i
         }
         __syncthreads();  // everyone done with these tiles before the next copy
     }
+    // EXERCISE END
     if (row < m && col < n) {
         c[static_cast<std::size_t>(row) * n + col] = sum;
     }
