@@ -387,11 +387,13 @@ class ScanGrader(Grader):
 
 
 class MatmulGrader(Grader):
-    """Chapter 9: the shared-memory tile loop (stage 3). Every case multiplies small integers, so
+    """Chapter 9: the shared-memory tile loop (stage 3) and the outer products of 2D register
+    blocking (stage 5). Every case multiplies small integers, so
     every element must match the FP64 reference bit for bit (the program checks the whole of C),
-    and the shapes break the 32 x 32 tile every way: 1 x 1 x 1, m, n or k just below or above a
-    multiple of 32, k not a multiple of 32 (the last tile's guards), long and thin shapes, and one
-    random shape; one case on normal data (the FP32 tolerance)."""
+    and the shapes break the tiles every way (32 x 32 for stage 3, 128 x 128 x 8 for stage 5):
+    1 x 1 x 1, m, n or k just below or above a multiple of 32, k not a multiple of 32 or 8 (the
+    last tile's guards), long and thin shapes, and one random shape; one case on normal data (the
+    FP32 tolerance)."""
     executable = "matmul"
     compare_label = "cuBLAS"
     fixed = [  # (m, n, k, data)

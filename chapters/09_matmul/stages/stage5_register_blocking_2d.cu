@@ -55,6 +55,11 @@ __global__ void __launch_bounds__(kThreads)
             b_tile[br][bc] = hr < k && hc < n ? b[static_cast<std::size_t>(hr) * n + hc] : 0.0f;
         }
         __syncthreads();
+        // EXERCISE BEGIN: the outer products. For each of the kTileK steps i of the tile: load
+        // EXERCISE HINT: the thread's kThreadM values of A's column i (rows thread_row ..
+        // EXERCISE HINT: thread_row + 7 of a_tile) into a_reg and its kThreadN values of B's row i
+        // EXERCISE HINT: (columns thread_col .. thread_col + 7 of b_tile) into b_reg, then add
+        // EXERCISE HINT: a_reg[r] * b_reg[s] to sum[r][s] for every pair: 16 loads, 64 FMAs.
         for (int i = 0; i < kTileK; ++i) {
             for (int r = 0; r < kThreadM; ++r) {
                 a_reg[r] = a_tile[thread_row + r][i];
@@ -68,6 +73,7 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
+        // EXERCISE END
         __syncthreads();
     }
     for (int r = 0; r < kThreadM; ++r) {
