@@ -28,7 +28,8 @@ DEPS        := cmake ninja-build g++ libgtest-dev libcli11-dev libopenmpi-dev do
                python3-matplotlib
 SUDO        := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all build configure test test-cpu test-quick test-gpu run $(addprefix run-,$(CHAPTERS)) docs \
+.PHONY: all build configure test test-cpu test-quick test-gpu run $(addprefix run-,$(CHAPTERS)) \
+	$(addprefix build-,$(CHAPTERS)) docs \
         docs-tables plots compare pack bench sanitize profile clean deps format help
 
 # CMake 3.24 or newer, checked before anything reads CMakePresets.json (an older CMake stops
@@ -114,7 +115,11 @@ run: build
 	  fi; \
 	done; exit $$status
 
-$(addprefix run-,$(CHAPTERS)): run-%: build
+# One chapter: its executable and what it links (common/ and its own libraries), nothing else.
+$(addprefix build-,$(CHAPTERS)): build-%: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $*
+
+$(addprefix run-,$(CHAPTERS)): run-%: build-%
 	@echo "$(BUILD_DIR)/bin/$* $(ARGS)"; $(BUILD_DIR)/bin/$* $(ARGS); code=$$?; \
 	if [ $$code -ne 0 ]; then $(call explain_exit,$*,$$code); fi; exit $$code
 
@@ -204,13 +209,14 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 help:
-	@echo "make               configure (preset $(PRESET) of CMakePresets.json) and build everything (Release; GPU architectures: native if a GPU is visible)"
+	@echo "make               configure (preset $(PRESET) of CMakePresets.json) and build everything, every chapter and test (Release; GPU architectures: native if a GPU is visible)"
 	@echo "make test          build, then run every test (GPU tests skip without a GPU)"
 	@echo "make test-cpu      only the tests that need no GPU"
 	@echo "make test-quick    the tests that need no GPU, less those labelled slow (the docs site, the figures, the skeletons' compilation): seconds"
 	@echo "make test-gpu      only the GPU tests"
 	@echo "make run           build, then run every chapter once with its default options"
-	@echo "make run-<chapter> ARGS=\"...\"   run one chapter: $(CHAPTERS)"
+	@echo "make run-<chapter> ARGS=\"...\"   build that chapter alone (and what it links), then run it: $(CHAPTERS)"
+	@echo "make build-<chapter>   build that chapter alone, without running it"
 	@echo "make docs          the Doxygen site in $(BUILD_DIR)/docs/html"
 	@echo "make bench         every chapter with the class options -> $(RESULTS)/<gpu>/ (JSON, CSV, output, plots, summary)"
 	@echo "make docs-tables   regenerate the README tables from the committed results"
