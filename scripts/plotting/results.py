@@ -96,10 +96,11 @@ def role(row, doc):
 # Baselines that are another implementation of the same work (a library, one GPU against
 # several), so that the rows beside them are alternatives to rank; a baseline such as chapter 0's
 # "t5" (one timing method among five) is not.
-LIBRARY_BASELINES = {"cub", "nccl", "thrust", "1gpu"}
-# Rows that are a ceiling, not an alternative: chapter 8's copy of the same bytes does no scan, so
-# it never gets the star (the fastest correct stage does), however fast it is.
-CEILINGS = {"copy"}
+LIBRARY_BASELINES = {"cub", "nccl", "thrust", "1gpu", "cublas"}
+# Rows that are a ceiling or a reference, not an alternative: chapter 8's copy of the same bytes
+# does no scan, and chapter 9's TF32 row computes in another precision, so neither ever gets the
+# star (the fastest correct stage does), however fast it is.
+CEILINGS = {"copy", "tf32"}
 
 
 def is_warmup(row):
@@ -320,6 +321,7 @@ PROGRAMS = {
     "streams": ("Streams", None, "scenario"),
     "multi_gpu": ("Multi-GPU", None, "variant"),
     "scan": ("Scan", "values", "stage"),
+    "matmul": ("Matrix multiply", None, "stage"),
 }
 
 
