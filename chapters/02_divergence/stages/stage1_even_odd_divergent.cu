@@ -6,8 +6,8 @@
 // independent-thread-scheduling section). What to look for: nothing, in the time. The branch bodies
 // are one assignment each, so the compiler does not branch at all: it computes the condition and
 // selects 100 or 200 (predication / a select instruction), and the kernel is limited by its
-// stores anyway. ncu's branch-uniformity metric shows no divergence here (see the README), and
-// the time equals stage 2's. Stage 5 makes the bodies long enough for divergence to show.
+// stores anyway. ncu's branch-uniformity metric prints 0% here, having no branch to measure (see
+// the README), and the time equals stage 2's. Stage 5 makes the bodies long enough for divergence to show.
 #include <cuda_runtime.h>
 
 #include "cudatutorial/check.hpp"

@@ -13,7 +13,8 @@
 // would blur the comparison). Four independent chains per thread make the kernels limited by
 // instruction issue, not by the latency of one chain, so the issue slots are what divergence
 // wastes. (A first version had a multiply-add chain on one path, which the compiler folded four
-// steps at a time: with unbalanced paths both kernels took the same time. The README tells why.)
+// steps at a time: with unbalanced paths both kernels took the same time. The deep dive tells
+// why.)
 // What to look for: the divergent kernel takes about twice as long; in ncu, threads per executed
 // instruction (smsp__thread_inst_executed_per_inst_executed.ratio) near 16 instead of 32.
 #include <cuda_runtime.h>
