@@ -55,8 +55,8 @@ Checked check_options(const Options& o) {
         {c.shape.k, o.k ? "--k" : "--size"}};
     for (const auto& [value, option] : dimensions) {
         if (value < 1 || value > matmul::kMaxDimension) {
-            throw ct::UsageError(option, "must be between 1 and 2^20; got " +
-                                             std::to_string(value));
+            throw ct::UsageError(option,
+                                 "must be between 1 and 2^20; got " + std::to_string(value));
         }
     }
     try {
@@ -78,7 +78,8 @@ Checked check_options(const Options& o) {
 /// FP64 references (value and scale, 16 bytes per element of C), and room for cuBLAS.
 std::size_t bytes_needed(const matmul::Shape& s) {
     const std::size_t floats = s.m * s.k + s.k * s.n + s.m * s.n;
-    return 2 * floats * sizeof(float) + 2 * s.m * s.n * 2 * sizeof(double) + (std::size_t{256} << 20);
+    return 2 * floats * sizeof(float) + 2 * s.m * s.n * 2 * sizeof(double) +
+           (std::size_t{256} << 20);
 }
 
 /// The inputs of one data pattern on the device, with their FP64 reference (checked against the
@@ -197,8 +198,7 @@ int tune_stage8(const Checked& c, Problem& timed, Problem* integers, ct::RunInfo
     const auto launch = [&timed](const matmul::Multiplier& multiplier, cudaStream_t s) {
         multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
     };
-    const matmul::tuning::TuningResult result =
-        matmul::tuning::tune_tiles(c.shape, check, launch);
+    const matmul::tuning::TuningResult result = matmul::tuning::tune_tiles(c.shape, check, launch);
     matmul::tuning::describe_choice(result, info);
     return result.chosen;
 }
@@ -206,8 +206,9 @@ int tune_stage8(const Checked& c, Problem& timed, Problem* integers, ct::RunInfo
 ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& device,
                       const Problem& timed) {
     ct::RunInfo info = ct::make_run_info(
-        "matmul", "C = A . B in FP32, row-major, on the GPU; every row checked against an FP64 "
-                  "reference",
+        "matmul",
+        "C = A . B in FP32, row-major, on the GPU; every row checked against an FP64 "
+        "reference",
         device);
     info.set("shape (m x n x k)", c.shape.text());
     info.set("FLOP per product", ct::format_fixed(c.shape.flops() / 1e9, 2) + " G (2 m n k)");
@@ -215,14 +216,13 @@ ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& 
                          std::to_string(o.seed) + " (timed)" +
                          (timed.exact() ? ", checked bit for bit"
                                         : "; then integers -4..4, checked bit for bit"));
-    info.set("reference", "FP64 on the GPU, checked against the CPU on " +
-                              timed.reference.cpu_check_words());
+    info.set("reference",
+             "FP64 on the GPU, checked against the CPU on " + timed.reference.cpu_check_words());
     if (!timed.exact()) {
         info.set("tolerance (normal data)",
                  "|c - ref| <= " + ct::format_fixed(matmul::fp32_tolerance(c.shape.k) * 1e6, 1) +
                      "e-6 x sqrt(sum (a b)^2) per element (FP32); " +
-                     ct::format_fixed(matmul::tf32_tolerance(c.shape.k) * 1e3, 2) +
-                     "e-3 for TF32");
+                     ct::format_fixed(matmul::tf32_tolerance(c.shape.k) * 1e3, 2) + "e-3 for TF32");
     }
     info.set("timing", o.common.timing_description() +
                            " single calls (every row); back-to-back: 10 calls per sample");
@@ -263,8 +263,8 @@ int run(const Options& o) {
             table.info().set(stage->id == matmul::kCublasStageId ? "cuBLAS call" : "TF32 call",
                              multiplier.math_mode());
         }
-        rows.push_back(table.time_stage(
-            *stage, hooks_for(multiplier, timed, integers.get(), table.options().benchmark_config())));
+        rows.push_back(table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
+                                                          table.options().benchmark_config())));
     }
     const matmul::Fp32Peak peak = matmul::fp32_peak(device, ct::observed_clocks());
     table.info().set("FP32 peak", peak.describe());
@@ -298,7 +298,8 @@ void add_options(CLI::App& app, Options& o) {
     }
     app.add_option("--stage", o.stages,
                    "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
-                   "JSON), or a comma-separated list of stage ids or names:" + ids)
+                   "JSON), or a comma-separated list of stage ids or names:" +
+                       ids)
         ->capture_default_str();
     app.add_option("--data", o.data,
                    "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance) or "

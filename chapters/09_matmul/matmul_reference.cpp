@@ -36,7 +36,8 @@ std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t
         for (std::size_t i = begin; i < end; ++i) {
             const std::uint64_t bits = cudatutorial::hash64(key, i);
             if (pattern == Pattern::kIntegers) {
-                values[i] = static_cast<float>(static_cast<int>(cudatutorial::bounded(bits, 9)) - 4);
+                values[i] =
+                    static_cast<float>(static_cast<int>(cudatutorial::bounded(bits, 9)) - 4);
                 continue;
             }
             // Box-Muller from two 32-bit uniforms of one hash: (0, 1] and [0, 1).
@@ -54,8 +55,8 @@ ReferenceElement reference_element(const float* a, const float* b, const Shape& 
     double sum = 0.0;
     double squares = 0.0;
     for (std::uint64_t i = 0; i < shape.k; ++i) {
-        const double product = static_cast<double>(a[row * shape.k + i]) *
-                               static_cast<double>(b[i * shape.n + col]);
+        const double product =
+            static_cast<double>(a[row * shape.k + i]) * static_cast<double>(b[i * shape.n + col]);
         sum += product;
         squares += product * product;
     }

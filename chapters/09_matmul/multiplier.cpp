@@ -31,8 +31,8 @@ Multiplier::Multiplier(const std::string& stage_id, const Shape& shape, int cand
     impl_->shape = shape;
     impl_->candidate = candidate;
     if (impl_->stage->launch == nullptr) {
-        impl_->cublas = std::make_unique<detail::CublasGemm>(impl_->stage->precision ==
-                                                             Precision::kTf32);
+        impl_->cublas =
+            std::make_unique<detail::CublasGemm>(impl_->stage->precision == Precision::kTf32);
     }
 }
 

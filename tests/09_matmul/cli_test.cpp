@@ -14,19 +14,19 @@ using cudatutorial::testing::run_process;
 using cudatutorial::testing::UsageCase;
 
 TEST(MatmulCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
-    expect_usage_errors(MATMUL_BIN,
-                        {UsageCase{"--size 0", "--size", "must be between 1 and 2^20"},
-                         UsageCase{"--size -5", "--size", "negative"},
-                         UsageCase{"--m 0", "--m", "must be between 1 and 2^20"},
-                         UsageCase{"--n 2^21", "--n", "must be between 1 and 2^20"},
-                         UsageCase{"--k 1048577", "--k", "must be between 1 and 2^20"},
-                         UsageCase{"--k abc", "--k", "abc"},
-                         UsageCase{"--stage 99", "--stage", "is not a stage"},
-                         UsageCase{"--stage 1,x", "--stage", "is not a stage"},
-                         UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
-                         UsageCase{"--data random", "--data", "normal, integers"},
-                         UsageCase{"--no-such-option", "--no-such-option", "not an option"},
-                         UsageCase{"--json", "--json", "needs a FILE"}});
+    expect_usage_errors(
+        MATMUL_BIN,
+        {UsageCase{"--size 0", "--size", "must be between 1 and 2^20"},
+         UsageCase{"--size -5", "--size", "negative"},
+         UsageCase{"--m 0", "--m", "must be between 1 and 2^20"},
+         UsageCase{"--n 2^21", "--n", "must be between 1 and 2^20"},
+         UsageCase{"--k 1048577", "--k", "must be between 1 and 2^20"},
+         UsageCase{"--k abc", "--k", "abc"}, UsageCase{"--stage 99", "--stage", "is not a stage"},
+         UsageCase{"--stage 1,x", "--stage", "is not a stage"},
+         UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
+         UsageCase{"--data random", "--data", "normal, integers"},
+         UsageCase{"--no-such-option", "--no-such-option", "not an option"},
+         UsageCase{"--json", "--json", "needs a FILE"}});
 }
 
 TEST(MatmulCli, MatricesLargerThanTheDeviceAreRejected) {
@@ -38,16 +38,15 @@ TEST(MatmulCli, MatricesLargerThanTheDeviceAreRejected) {
 TEST(MatmulCli, HelpListsTheOptionsAndStages) {
     const auto result = run_process(std::string(MATMUL_BIN) + " --help");
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    for (const char* word : {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed",
-                             "cublas", "tf32", "integers", "--csv", "--json"}) {
+    for (const char* word : {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed", "cublas",
+                             "tf32", "integers", "--csv", "--json"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
 }
 
 TEST(MatmulCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
-    cudatutorial::testing::expect_stage_list(MATMUL_BIN, "matmul",
-                                             {"1", "2", "3", "4", "5", "6", "7", "8", "cublas",
-                                              "tf32"});
+    cudatutorial::testing::expect_stage_list(
+        MATMUL_BIN, "matmul", {"1", "2", "3", "4", "5", "6", "7", "8", "cublas", "tf32"});
 }
 
 TEST(MatmulCli, WithoutAGpuExitsWithThree) {

@@ -50,10 +50,10 @@ std::vector<Shape> shapes() {
     if (ct::testing::sanitizing()) {  // several tiles in every dimension, still small
         return {{1, 1, 1}, {33, 65, 17}, {130, 129, 33}, {257, 129, 9}};
     }
-    return {{1, 1, 1},       {7, 7, 7},         {33, 33, 33},       {127, 127, 127},
-            {1025, 1025, 1025}, {4095, 4097, 4093}, {1, 4097, 31},    {4097, 1, 31},
-            {2049, 33, 63},  {33, 2049, 1023},  {65, 63, 8193},     {31, 32, 1},
-            {8192, 256, 64}, {256, 8192, 64},   {1023, 1024, 1025}, {129, 127, 4097}};
+    return {{1, 1, 1},          {7, 7, 7},          {33, 33, 33},       {127, 127, 127},
+            {1025, 1025, 1025}, {4095, 4097, 4093}, {1, 4097, 31},      {4097, 1, 31},
+            {2049, 33, 63},     {33, 2049, 1023},   {65, 63, 8193},     {31, 32, 1},
+            {8192, 256, 64},    {256, 8192, 64},    {1023, 1024, 1025}, {129, 127, 4097}};
 }
 
 std::vector<std::string> our_stages() {
@@ -88,8 +88,8 @@ TEST(MatmulGpu, EveryStageExactOnIntegersAtEdgeShapes) {
                 continue;  // the naive stage at 4095 x 4097 x 4093: seconds, nothing new
             }
             const matmul::Comparison found = in.run(id, 0);
-            EXPECT_TRUE(found.passed()) << "stage " << id << " at " << s.text() << ": "
-                                        << found.describe(s, true);
+            EXPECT_TRUE(found.passed())
+                << "stage " << id << " at " << s.text() << ": " << found.describe(s, true);
         }
     }
 }
@@ -101,9 +101,9 @@ TEST(MatmulGpu, EveryStage8CandidateExactOnIntegers) {
     const std::vector<Shape> list =
         ct::testing::sanitizing()
             ? std::vector<Shape>{{33, 36, 12}, {130, 132, 20}, {65, 66, 17}}
-            : std::vector<Shape>{{1, 4, 4},      {33, 36, 12},     {257, 260, 1028},
-                                 {4095, 4096, 4092}, {129, 132, 8}, {1, 1, 1},
-                                 {65, 66, 17},   {300, 4097, 64},  {1000, 8, 4}};
+            : std::vector<Shape>{{1, 4, 4},          {33, 36, 12},    {257, 260, 1028},
+                                 {4095, 4096, 4092}, {129, 132, 8},   {1, 1, 1},
+                                 {65, 66, 17},       {300, 4097, 64}, {1000, 8, 4}};
     for (const Shape& s : list) {
         Inputs in(s, Pattern::kIntegers);
         for (int candidate = 0; candidate < matmul::tuning_candidates(); ++candidate) {
@@ -120,16 +120,16 @@ TEST(MatmulGpu, EveryStage8CandidateExactOnIntegers) {
 
 TEST(MatmulGpu, EveryRowWithinItsToleranceOnNormalData) {
     CT_REQUIRE_GPU();
-    const std::vector<Shape> list =
-        ct::testing::sanitizing() ? std::vector<Shape>{{65, 33, 129}}
-                                  : std::vector<Shape>{{127, 129, 4093}, {1024, 1024, 1024}};
+    const std::vector<Shape> list = ct::testing::sanitizing()
+                                        ? std::vector<Shape>{{65, 33, 129}}
+                                        : std::vector<Shape>{{127, 129, 4093}, {1024, 1024, 1024}};
     for (const Shape& s : list) {
         Inputs in(s, Pattern::kNormal);
         for (const matmul::StageInfo& stage : matmul::stages()) {
             const matmul::Comparison found =
                 in.run(stage.id, matmul::tolerance_for(stage.precision, s.k));
-            EXPECT_TRUE(found.passed()) << "stage " << stage.id << " at " << s.text() << ": "
-                                        << found.describe(s, false);
+            EXPECT_TRUE(found.passed())
+                << "stage " << stage.id << " at " << s.text() << ": " << found.describe(s, false);
         }
     }
 }
@@ -165,8 +165,9 @@ TEST(MatmulGpu, ExecutableEndToEnd) {
     if (ct::testing::sanitizing()) {
         GTEST_SKIP() << "the kernels are sanitized in-process above";
     }
-    for (const char* args : {"--size 257 --reps 3", "--m 1025 --n 33 --k 4093 --data integers --reps 2",
-                             "--size 64 --stage 3,cublas --reps 2"}) {
+    for (const char* args :
+         {"--size 257 --reps 3", "--m 1025 --n 33 --k 4093 --data integers --reps 2",
+          "--size 64 --stage 3,cublas --reps 2"}) {
         SCOPED_TRACE(args);
         const auto result = ct::testing::run_process(std::string(MATMUL_BIN) + " " + args);
         EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -57,8 +57,8 @@ TEST(MatmulReference, SmallProductByHand) {
     matmul::reference_product(a.data(), b.data(), Shape{2, 2, 3}, value, scale);
     EXPECT_EQ(value, (std::vector<double>{58, 64, 139, 154}));
     EXPECT_DOUBLE_EQ(scale[0], std::sqrt(7.0 * 7 + 18.0 * 18 + 33.0 * 33));
-    const matmul::ReferenceElement e = matmul::reference_element(a.data(), b.data(),
-                                                                 Shape{2, 2, 3}, 1, 0);
+    const matmul::ReferenceElement e =
+        matmul::reference_element(a.data(), b.data(), Shape{2, 2, 3}, 1, 0);
     EXPECT_EQ(e.value, 139);
 }
 
@@ -124,7 +124,8 @@ TEST(MatmulTuning, OnlyShapesWithFloat4RowsAreTunedAndTheHeaderSaysSo) {
     EXPECT_FALSE(matmul::tuning::shape_allows_tuning(Shape{4096, 4097, 4096}));
     EXPECT_FALSE(matmul::tuning::shape_allows_tuning(Shape{4096, 4096, 4093}));
     matmul::tuning::TuningResult result;
-    result.timings = {{0, "a", 2.0, true, ""}, {1, "b", 1.5, true, ""}, {2, "c", 0, false, "wrong"}};
+    result.timings = {
+        {0, "a", 2.0, true, ""}, {1, "b", 1.5, true, ""}, {2, "c", 0, false, "wrong"}};
     result.chosen = 1;
     cudatutorial::RunInfo info;
     matmul::tuning::describe_choice(result, info);

@@ -22,8 +22,8 @@ TEST(MatmulRegistry, IdsInTableOrderAndUnique) {
         EXPECT_TRUE(names.insert(stage.name).second) << stage.name;
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
-    EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "cublas",
-                                             "tf32"}));
+    EXPECT_EQ(ids,
+              (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "cublas", "tf32"}));
 }
 
 TEST(MatmulRegistry, RolesAndPrecisions) {
@@ -51,9 +51,9 @@ TEST(MatmulRegistry, EveryStageFileIsNamedExistsAndHoldsItsKernel) {
         std::ifstream in(chapter / stage.source);
         std::stringstream text;
         text << in.rdbuf();
-        const bool kernel = text.str().find("__global__") != std::string::npos ||
-                            text.str().find("#include \"stage7_warp_tiling.cuh\"") !=
-                                std::string::npos;
+        const bool kernel =
+            text.str().find("__global__") != std::string::npos ||
+            text.str().find("#include \"stage7_warp_tiling.cuh\"") != std::string::npos;
         EXPECT_TRUE(stage.launch ? kernel : text.str().find("cublas") != std::string::npos)
             << stage.source;
     }

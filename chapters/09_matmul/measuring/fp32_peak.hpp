@@ -26,10 +26,10 @@ Fp32Lanes fp32_lanes_per_sm(int cc_major, int cc_minor);
 
 /// The peak, with what it was made of.
 struct Fp32Peak {
-    double tflops = 0;     ///< SMs x lanes x 2 x clock
-    int sm_count = 0;      ///< SMs
-    Fp32Lanes lanes;       ///< lanes per SM
-    double clock_mhz = 0;  ///< the SM clock used
+    double tflops = 0;            ///< SMs x lanes x 2 x clock
+    int sm_count = 0;             ///< SMs
+    Fp32Lanes lanes;              ///< lanes per SM
+    double clock_mhz = 0;         ///< the SM clock used
     bool clock_observed = false;  ///< NVML's reading during timing (else the device's peak)
     /// "66.9 TFLOPS = 132 SMs x 128 FP32 lanes x 2 x 1980 MHz (the highest SM clock seen while
     /// timing)".

@@ -16,8 +16,9 @@ TuningResult tune_tiles(const Shape& shape, const CheckCandidate& check,
                         const LaunchCandidate& launch) {
     TuningResult result;
     if (!shape_allows_tuning(shape)) {
-        result.skipped_because = "k and n are not both multiples of 4: no 16-byte loads, so "
-                                 "stage 8 runs stage 7's kernel with one-float loads";
+        result.skipped_because =
+            "k and n are not both multiples of 4: no 16-byte loads, so "
+            "stage 8 runs stage 7's kernel with one-float loads";
         return result;
     }
     cudatutorial::BenchmarkConfig config;
@@ -32,11 +33,10 @@ TuningResult tune_tiles(const Shape& shape, const CheckCandidate& check,
         timing.passed = timing.detail.empty();
         if (timing.passed) {
             config.label = "stage 8 candidate " + timing.name;
-            timing.median_ms = cudatutorial::time_repeated(
-                                   [&](cudaStream_t s) { launch(multiplier, s); }, config)
-                                   .median_ms;
-            if (result.chosen < 0 ||
-                timing.median_ms < result.timings[result.chosen].median_ms) {
+            timing.median_ms =
+                cudatutorial::time_repeated([&](cudaStream_t s) { launch(multiplier, s); }, config)
+                    .median_ms;
+            if (result.chosen < 0 || timing.median_ms < result.timings[result.chosen].median_ms) {
                 result.chosen = index;
             }
         }
@@ -65,7 +65,8 @@ void describe_choice(const TuningResult& result, cudatutorial::RunInfo& info) {
     }
     const CandidateTiming& best = result.timings[result.chosen];
     if (result.timings.size() == 1) {
-        info.set("stage 8's shape", best.name + " (" + cudatutorial::format_fixed(best.median_ms, 3) +
+        info.set("stage 8's shape", best.name + " (" +
+                                        cudatutorial::format_fixed(best.median_ms, 3) +
                                         " ms), the only candidate this build compiled: it was "
                                         "built for the fallback architectures, not for this "
                                         "GPU (configure with the GPU visible for the others)");

@@ -17,9 +17,8 @@ namespace {
 
 /// One thread per element, threadIdx.x along a row of C (coalesced reads of B): the product
 /// and the scale of its tolerance, in FP64.
-__global__ void reference_product_fp64(const float* a, const float* b, double* value,
-                                       double* scale, std::uint64_t m, std::uint64_t n,
-                                       std::uint64_t k) {
+__global__ void reference_product_fp64(const float* a, const float* b, double* value, double* scale,
+                                       std::uint64_t m, std::uint64_t n, std::uint64_t k) {
     const std::uint64_t col = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
     const std::uint64_t row = blockIdx.y * std::uint64_t{blockDim.y} + threadIdx.y;
     if (row >= m || col >= n) {
@@ -148,12 +147,12 @@ std::string DeviceReference::check_against_cpu(const std::vector<float>& a,
         const ReferenceElement want =
             reference_element(a.data(), b.data(), shape_, index / shape_.n, index % shape_.n);
         const double got = gpu.empty() ? element_on_host(value_, index) : gpu[index];
-        const bool ok = exact ? got == want.value
-                              : std::fabs(got - want.value) <= 1e-9 * want.scale;
+        const bool ok =
+            exact ? got == want.value : std::fabs(got - want.value) <= 1e-9 * want.scale;
         if (!ok) {
             std::ostringstream out;
-            out << "the GPU's FP64 reference differs from the CPU at (" << index / shape_.n
-                << ", " << index % shape_.n << "): " << got << " against " << want.value;
+            out << "the GPU's FP64 reference differs from the CPU at (" << index / shape_.n << ", "
+                << index % shape_.n << "): " << got << " against " << want.value;
             return out.str();
         }
     }
@@ -186,14 +185,10 @@ Comparison DeviceReference::compare(const float* d_c, bool exact, double toleran
 
 std::vector<std::uint64_t> sampled_elements(const Shape& shape, std::size_t count) {
     const std::uint64_t m = shape.m, n = shape.n, total = m * n;
-    std::vector<std::uint64_t> picks = {0,
-                                        n - 1,
-                                        (m - 1) * n,
-                                        total - 1,
-                                        (m / 2) * n,
-                                        (m / 2) * n + n - 1,
-                                        n / 2,
-                                        (m - 1) * n + n / 2};
+    std::vector<std::uint64_t> picks = {0,           n - 1,
+                                        (m - 1) * n, total - 1,
+                                        (m / 2) * n, (m / 2) * n + n - 1,
+                                        n / 2,       (m - 1) * n + n / 2};
     for (std::uint64_t i = 0; picks.size() < count; ++i) {
         picks.push_back(cudatutorial::hash64(0x5eed, i) % total);
     }

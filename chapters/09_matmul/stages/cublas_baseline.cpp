@@ -20,8 +20,8 @@ namespace {
 
 void check_cublas(cublasStatus_t status, const char* call) {
     if (status != CUBLAS_STATUS_SUCCESS) {
-        throw cudatutorial::CudaError(cudaErrorUnknown, std::string(call) + " failed: " +
-                                                            cublasGetStatusString(status));
+        throw cudatutorial::CudaError(
+            cudaErrorUnknown, std::string(call) + " failed: " + cublasGetStatusString(status));
     }
 }
 
@@ -52,11 +52,11 @@ void CublasGemm::run(const LaunchArgs& a) const {
     check_cublas(cublasSetStream(impl_->handle, a.stream), "cublasSetStream");
     // C^T (n x m) = B^T (n x k) . A^T (k x m), all column-major: see the file comment.
     if (impl_->tf32) {
-        check_cublas(cublasGemmEx(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, a.n, a.m, a.k, &alpha,
-                                  a.b, CUDA_R_32F, a.n, a.a, CUDA_R_32F, a.k, &beta, a.c,
-                                  CUDA_R_32F, a.n, CUBLAS_COMPUTE_32F_FAST_TF32,
-                                  CUBLAS_GEMM_DEFAULT),
-                     "cublasGemmEx");
+        check_cublas(
+            cublasGemmEx(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, a.n, a.m, a.k, &alpha, a.b,
+                         CUDA_R_32F, a.n, a.a, CUDA_R_32F, a.k, &beta, a.c, CUDA_R_32F, a.n,
+                         CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmEx");
     } else {
         check_cublas(cublasSgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, a.n, a.m, a.k, &alpha,
                                  a.b, a.n, a.a, a.k, &beta, a.c, a.n),

@@ -48,8 +48,7 @@ __device__ float4 load_four(const float* matrix, int rows, int cols, int row, in
 /// floats) starts on a 16-byte boundary when k and n are multiples of 4 and the matrices are.
 inline bool rows_allow_float4(const LaunchArgs& a) {
     const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-    return a.k % 4 == 0 && a.n % 4 == 0 &&
-           (address(a.a) | address(a.b) | address(a.c)) % 16 == 0;
+    return a.k % 4 == 0 && a.n % 4 == 0 && (address(a.a) | address(a.b) | address(a.c)) % 16 == 0;
 }
 
 }  // namespace matmul::detail

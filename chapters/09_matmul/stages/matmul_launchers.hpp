@@ -23,14 +23,14 @@ struct LaunchArgs {
 };
 
 // One launcher per stage file. Each checks its launch with CT_CHECK_LAUNCH.
-void launch_naive(const LaunchArgs& args);                   // stage 1
-void launch_coalesced(const LaunchArgs& args);               // stage 2
-void launch_shared_tiling(const LaunchArgs& args);           // stage 3
-void launch_register_blocking_1d(const LaunchArgs& args);    // stage 4
-void launch_register_blocking_2d(const LaunchArgs& args);    // stage 5
-void launch_vectorized_transposed(const LaunchArgs& args);   // stage 6
-void launch_warp_tiling(const LaunchArgs& args);             // stage 7
-void launch_tuned_warp_tiling(const LaunchArgs& args);       // stage 8
+void launch_naive(const LaunchArgs& args);                  // stage 1
+void launch_coalesced(const LaunchArgs& args);              // stage 2
+void launch_shared_tiling(const LaunchArgs& args);          // stage 3
+void launch_register_blocking_1d(const LaunchArgs& args);   // stage 4
+void launch_register_blocking_2d(const LaunchArgs& args);   // stage 5
+void launch_vectorized_transposed(const LaunchArgs& args);  // stage 6
+void launch_warp_tiling(const LaunchArgs& args);            // stage 7
+void launch_tuned_warp_tiling(const LaunchArgs& args);      // stage 8
 
 /// Stage 8's candidate shapes: how many, and each one's name ("128x128 tile, 64x32 warps, ...").
 int warp_tiling_candidates();

@@ -38,10 +38,10 @@ __global__ void matmul_shared_tiling(const float* a, const float* b, float* c, i
     // EXERCISE HINT: into A and B as std::size_t: m k can pass 2^31.
     for (int k0 = 0; k0 < k; k0 += kTile) {
         // One float of each tile per thread, zero outside the matrices.
-        a_tile[ty][tx] = row < m && k0 + tx < k ? a[static_cast<std::size_t>(row) * k + k0 + tx]
-                                                : 0.0f;
-        b_tile[ty][tx] = k0 + ty < k && col < n ? b[static_cast<std::size_t>(k0 + ty) * n + col]
-                                                : 0.0f;
+        a_tile[ty][tx] =
+            row < m && k0 + tx < k ? a[static_cast<std::size_t>(row) * k + k0 + tx] : 0.0f;
+        b_tile[ty][tx] =
+            k0 + ty < k && col < n ? b[static_cast<std::size_t>(k0 + ty) * n + col] : 0.0f;
         __syncthreads();  // both tiles complete before anyone reads them
         for (int i = 0; i < kTile; ++i) {
             sum += a_tile[ty][i] * b_tile[i][tx];

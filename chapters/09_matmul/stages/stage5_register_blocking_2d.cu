@@ -25,8 +25,8 @@ namespace {
 constexpr int kTileM = 128;
 constexpr int kTileN = 128;
 constexpr int kTileK = 8;
-constexpr int kThreadM = 8;  // rows of C per thread
-constexpr int kThreadN = 8;  // columns of C per thread
+constexpr int kThreadM = 8;                                          // rows of C per thread
+constexpr int kThreadN = 8;                                          // columns of C per thread
 constexpr int kThreads = (kTileM / kThreadM) * (kTileN / kThreadN);  // 256
 constexpr int kLoadsPerThread = kTileM * kTileK / kThreads;          // 4 of A, 4 of B
 static_assert(kTileM * kTileK == kTileK * kTileN, "A's and B's tiles are the same size");

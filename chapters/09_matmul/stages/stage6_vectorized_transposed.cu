@@ -112,11 +112,11 @@ __global__ void __launch_bounds__(kThreads)
 void launch_vectorized_transposed(const LaunchArgs& a) {
     const dim3 grid = tile_grid(a, kTileM, kTileN);
     if (rows_allow_float4(a)) {
-        matmul_vectorized_transposed<true><<<grid, kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m,
-                                                                            a.n, a.k);
+        matmul_vectorized_transposed<true>
+            <<<grid, kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m, a.n, a.k);
     } else {
-        matmul_vectorized_transposed<false><<<grid, kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m,
-                                                                             a.n, a.k);
+        matmul_vectorized_transposed<false>
+            <<<grid, kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m, a.n, a.k);
     }
     CT_CHECK_LAUNCH();
 }

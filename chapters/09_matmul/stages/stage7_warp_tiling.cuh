@@ -142,9 +142,9 @@ __device__ void store_result(float* c, int m, int n, int row0, int col0,
             }
             float* out = c + static_cast<std::size_t>(row) * n + col;
             if constexpr (kVector) {  // n % 4 == 0: the four columns are inside C
-                *reinterpret_cast<float4*>(out) = make_float4(
-                    sum[r][4 * half], sum[r][4 * half + 1], sum[r][4 * half + 2],
-                    sum[r][4 * half + 3]);
+                *reinterpret_cast<float4*>(out) =
+                    make_float4(sum[r][4 * half], sum[r][4 * half + 1], sum[r][4 * half + 2],
+                                sum[r][4 * half + 3]);
             } else {
                 for (int q = 0; q < 4 && col + q < n; ++q) {
                     out[q] = sum[r][4 * half + q];
@@ -206,14 +206,14 @@ void launch_warp_tiled(const LaunchArgs& a) {
     const dim3 grid = tile_grid(a, Shape::kTileM, Shape::kTileN);
     if constexpr (kWithScalar) {
         if (!rows_allow_float4(a)) {
-            matmul_warp_tiling<Shape, false><<<grid, Shape::kThreads, 0, a.stream>>>(
-                a.a, a.b, a.c, a.m, a.n, a.k);
+            matmul_warp_tiling<Shape, false>
+                <<<grid, Shape::kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m, a.n, a.k);
             CT_CHECK_LAUNCH();
             return;
         }
     }
-    matmul_warp_tiling<Shape, true><<<grid, Shape::kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m,
-                                                                           a.n, a.k);
+    matmul_warp_tiling<Shape, true>
+        <<<grid, Shape::kThreads, 0, a.stream>>>(a.a, a.b, a.c, a.m, a.n, a.k);
     CT_CHECK_LAUNCH();
 }
 
