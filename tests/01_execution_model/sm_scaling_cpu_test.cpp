@@ -138,18 +138,28 @@ TEST(SmScalingFma, ClosedFormIsWhatTheFmasCompute) {
 TEST(SmScalingNotes, LittlesLawFromTheRows) {
     em::ScalingResult result;
     result.matrix_warps_per_sm = 64;
-    // 50 GB/s per SM on 8 SMs; 64 warps x 32 threads x 8 B = 16 KiB in flight per SM.
+    // 50 GB/s per SM on 8 SMs, 2/3 of it loads (8 B loaded and 4 B stored per thread);
+    // 64 warps x 32 threads x 8 B = 16 KiB of loads in flight per SM.
     result.matrix_sum = {{8, 400}, {16, 800}, {64, 2800}, {132, 2850}};
     result.fma = {{8, 1000}, {132, 16000}};
     const auto notes = em::sm_scaling_notes(result);
     ASSERT_EQ(notes.size(), 6u);
     EXPECT_NE(notes[0].find("at most 16.0 KiB per SM"), std::string::npos) << notes[0];
-    EXPECT_NE(notes[1].find("= 50.0 GB/s per SM"), std::string::npos) << notes[1];
-    EXPECT_NE(notes[1].find("= 328 ns"), std::string::npos) << notes[1];  // 16384 / 50
-    // 2850 / 132 = 21.6 GB/s per SM; 16384 / 21.59 = 759 ns.
-    EXPECT_NE(notes[2].find("on 132 SMs: 2850 GB/s = 21.6 GB/s per SM, at most 759 ns"),
+    EXPECT_NE(notes[0].find("loads are 8 of every 12 bytes"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[1].find("= 50.0 GB/s per SM, 33.3 GB/s of loads"), std::string::npos)
+        << notes[1];
+    EXPECT_NE(notes[1].find("= 492 ns"), std::string::npos) << notes[1];  // 16384 / 33.33
+    // 2850 / 132 = 21.6 GB/s per SM, 14.39 of it loads; 16384 / 14.39 = 1138 ns.
+    EXPECT_NE(notes[2].find("on 132 SMs: 2850 GB/s = 21.6 GB/s per SM, 14.4 GB/s of loads, at "
+                            "most 1138 ns"),
               std::string::npos)
         << notes[2];
+    // Counting the stores as if they were loads would say 328 and 759 ns.
+    EXPECT_EQ(notes[1].find("328 ns"), std::string::npos) << notes[1];
+    // A kernel that stores nothing: every byte of the rate is a load.
+    const auto loads_only = em::sm_scaling_notes(result, 8, 0);
+    ASSERT_GE(loads_only.size(), 3u);
+    EXPECT_NE(loads_only[1].find("= 328 ns"), std::string::npos) << loads_only[1];
     EXPECT_NE(notes[3].find("would take 57 SMs"), std::string::npos) << notes[3];  // 2850 / 50
     EXPECT_NE(notes[3].find("90% of it took 64 SMs"), std::string::npos) << notes[3];
     // (2850 - 2800) / 68 = 0.7 GB/s per added SM, 1% of 50: saturated.

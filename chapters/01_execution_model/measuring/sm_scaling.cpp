@@ -390,7 +390,8 @@ ScalingResult run_sm_scaling(const ScalingConfig& config, const ct::DeviceInfo& 
     return result;
 }
 
-std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes_per_thread) {
+std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int loaded_bytes_per_thread,
+                                          int stored_bytes_per_thread) {
     std::vector<std::string> notes;
     if (result.matrix_sum.size() < 2) {
         return notes;
@@ -403,26 +404,38 @@ std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes
     const auto best = std::max_element(
         result.matrix_sum.begin(), result.matrix_sum.end(),
         [](const ScalingPoint& x, const ScalingPoint& y) { return x.rate < y.rate; });
-    // GB/s = bytes per ns, so bytes in flight / (GB/s per SM) is a latency in ns. The resident
+    // GB/s = bytes per ns, so bytes in flight / (GB/s per SM) is a latency in ns. The bytes in
+    // flight are loads (what a warp waits for), so they are divided by the load part of the rate:
+    // the rates count the store too (loaded / (loaded + stored) of them are loads). The resident
     // warps are the theoretical occupancy: if fewer are really resident, fewer bytes are in
     // flight, and the latency is shorter than computed. An upper bound, then.
     const double per_sm_small = smallest->rate / smallest->sms;
     const double per_sm_large = largest->rate / largest->sms;
+    const double load_share = static_cast<double>(loaded_bytes_per_thread) /
+                              (loaded_bytes_per_thread + stored_bytes_per_thread);
+    const double loads_small = per_sm_small * load_share;
+    const double loads_large = per_sm_large * load_share;
     const double in_flight =
-        static_cast<double>(result.matrix_warps_per_sm) * 32.0 * bytes_per_thread;
+        static_cast<double>(result.matrix_warps_per_sm) * 32.0 * loaded_bytes_per_thread;
     const std::string in_flight_text = ct::format_bytes(in_flight);
     const auto fixed = [](double v, int d) { return ct::format_fixed(v, d); };
     notes.push_back("Memory-bound: each SM holds " + std::to_string(result.matrix_warps_per_sm) +
-                    " warps of the matrix sum, " + std::to_string(bytes_per_thread) +
-                    " B in flight per thread (A and B): at most " + in_flight_text +
-                    " per SM. Little's law, latency = bytes in flight / throughput:");
+                    " warps of the matrix sum, " + std::to_string(loaded_bytes_per_thread) +
+                    " B of loads in flight per thread (A and B): at most " + in_flight_text +
+                    " per SM. Little's law, load latency = load bytes in flight / load "
+                    "throughput; the GB/s count the " +
+                    std::to_string(stored_bytes_per_thread) + "-byte store too, so loads are " +
+                    std::to_string(loaded_bytes_per_thread) + " of every " +
+                    std::to_string(loaded_bytes_per_thread + stored_bytes_per_thread) + " bytes:");
     notes.push_back("  on " + std::to_string(smallest->sms) + " SMs: " + fixed(smallest->rate, 0) +
-                    " GB/s = " + fixed(per_sm_small, 1) + " GB/s per SM, so a load takes at most " +
-                    in_flight_text + " / " + fixed(per_sm_small, 1) +
-                    " GB/s = " + fixed(in_flight / per_sm_small, 0) + " ns;");
+                    " GB/s = " + fixed(per_sm_small, 1) + " GB/s per SM, " +
+                    fixed(loads_small, 1) + " GB/s of loads, so a load takes at most " +
+                    in_flight_text + " / " + fixed(loads_small, 1) +
+                    " GB/s = " + fixed(in_flight / loads_small, 0) + " ns;");
     notes.push_back("  on " + std::to_string(largest->sms) + " SMs: " + fixed(largest->rate, 0) +
-                    " GB/s = " + fixed(per_sm_large, 1) + " GB/s per SM, at most " +
-                    fixed(in_flight / per_sm_large, 0) +
+                    " GB/s = " + fixed(per_sm_large, 1) + " GB/s per SM, " +
+                    fixed(loads_large, 1) + " GB/s of loads, at most " +
+                    fixed(in_flight / loads_large, 0) +
                     " ns: the same bytes in flight come back later once DRAM's queues fill.");
     notes.push_back("At the " + std::to_string(smallest->sms) + "-SM rate per SM, the best rate (" +
                     fixed(best->rate, 0) + " GB/s, on " + std::to_string(best->sms) +

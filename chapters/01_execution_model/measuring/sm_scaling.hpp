@@ -128,8 +128,12 @@ ScalingResult run_sm_scaling(const ScalingConfig& config, const cudatutorial::De
                              const cudatutorial::BenchmarkConfig& timing);
 
 /// Little's law read off the matrix-sum rows: lines of text for under the table (empty when
-/// there are fewer than two timed matrix-sum rows).
-std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int bytes_per_thread = 8);
+/// there are fewer than two timed matrix-sum rows). Each thread of the matrix sum loads A and B
+/// (8 bytes, what its warp waits for) and stores C (4 bytes, counted in the rates): the latency is
+/// the loads in flight over the load part of the rate.
+std::vector<std::string> sm_scaling_notes(const ScalingResult& result,
+                                          int loaded_bytes_per_thread = 8,
+                                          int stored_bytes_per_thread = 4);
 
 /// What the scaling section's table holds: its header, its rows, and the notes under it.
 struct ScalingTable {
