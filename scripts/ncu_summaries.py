@@ -30,7 +30,9 @@ A chapter file imports this one with:
 """
 import argparse
 import dataclasses
+import math
 import pathlib
+import re
 import sys
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -40,6 +42,21 @@ import ncu_csv
 Metrics = Dict[str, Tuple[Optional[str], str]]
 # From ncu's name of a kernel to its row in the table; None leaves the kernel out.
 RowOf = Callable[[str], Optional[str]]
+
+
+def measured_precision(fmt: str, text: str, value: float) -> str:
+    """`fmt` with no more decimals than ncu measured: ncu prints a time in the unit it picks,
+    with about three or four significant digits ("1.07" ms), and shown in another unit that
+    value must not gain digits ("1070.00" µs would claim six). A fixed-point spec (".2f",
+    ",.1f") keeps at most as many decimals as the digits ncu printed leave; anything else is
+    returned as it is."""
+    match = re.fullmatch(r"(,?)\.(\d+)f", fmt)
+    digits = re.sub(r"[^0-9]", "", text.split("e")[0].split("E")[0]).lstrip("0")
+    if match is None or not digits or not math.isfinite(value) or value == 0:
+        return fmt
+    whole = math.floor(math.log10(abs(value))) + 1  # digits before the point
+    decimals = min(int(match.group(2)), max(0, len(digits) - whole))
+    return f"{match.group(1)}.{decimals}f"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +74,8 @@ class Column:
         unit, text = metrics[self.metric]
         if self.fmt is None:
             return text
-        return format(ncu_csv.number(text, unit) / self.per, self.fmt)
+        value = ncu_csv.number(text, unit) / self.per
+        return format(value, measured_precision(self.fmt, text, value))
 
     def measured(self, metrics: Metrics) -> bool:
         """Whether the launch has a number for this column (ncu prints n/a for some)."""

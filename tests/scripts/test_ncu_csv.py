@@ -135,7 +135,12 @@ class ColumnTest(unittest.TestCase):
     def test_cells(self):
         metrics = {"gpu__time_duration.sum": ("us", "1,234.5"), "x.sum": ("", "n/a")}
         time = ncu_summaries.Column("time us", "gpu__time_duration.sum", ".2f", per=1000)
-        self.assertEqual(time.cell(metrics), "1234.50")  # read as ns, shown in µs
+        # Read as ns, shown in µs, with no more digits than ncu printed: "1,234.5" has five.
+        self.assertEqual(time.cell(metrics), "1234.5")
+        # ncu's "1.07" ms is three digits: 1070 µs, never "1070.00" (six).
+        self.assertEqual(time.cell({"gpu__time_duration.sum": ("ms", "1.07")}), "1070")
+        self.assertEqual(time.cell({"gpu__time_duration.sum": ("us", "159.78")}), "159.78")
+        self.assertEqual(time.cell({"gpu__time_duration.sum": ("ns", "960")}), "0.96")  # never more than the format asks
         self.assertEqual(ncu_summaries.Column("t", "gpu__time_duration.sum").cell(metrics),
                          "1,234.5")  # no format: as ncu printed it
         self.assertEqual(ncu_summaries.Column("m", "x.sum", ".1f", per=1e6).cell(metrics), "nan")
@@ -258,8 +263,8 @@ class RegistryTest(unittest.TestCase):
                                                 ncu_csv.registry_from_json(REDUCTION_LIST),
                                                 "header")
         self.assertEqual(lines, ["header", "| stage | kernel time µs |", "|--:|--:|",
-                                 "| 1 | 16.00 |", "| 5v | 15.00 |", "| 7 | 14.00 |",
-                                 "| 10 | 13.00 |", "| 12 | 12.00 |", "| cub | 11.00 |"])
+                                 "| 1 | 16 |", "| 5v | 15 |", "| 7 | 14 |",
+                                 "| 10 | 13 |", "| 12 | 12 |", "| cub | 11 |"])
 
     def test_missing_binary_says_so_in_one_line_and_exits_2(self):
         with tempfile.TemporaryDirectory() as empty:
