@@ -89,6 +89,10 @@ std::vector<StageInfo> make_stages() {
                   "fastest on this GPU")
             .source("stages/stage8_tuned_warp_tiling.cu", launch_tuned_warp_tiling)
             .uses_tuner(),
+        StageRow("9", "async_pipeline")
+            .idea("the copy engine (cp.async) fills a ring of 4 shared tiles while the block "
+                  "multiplies; 16 x 8 outputs a thread, 4 warps of 64 x 64")
+            .source("stages/stage9_async_pipeline.cuh", launch_async_pipeline),
         StageRow(kCublasStageId, "cublas_sgemm")
             .idea("cublasSgemm, FP32 on the CUDA cores (the baseline)")
             .source("stages/cublas_baseline.cpp")

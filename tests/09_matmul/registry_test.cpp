@@ -23,7 +23,7 @@ TEST(MatmulRegistry, IdsInTableOrderAndUnique) {
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
     EXPECT_EQ(ids,
-              (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "cublas", "tf32"}));
+              (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas", "tf32"}));
 }
 
 TEST(MatmulRegistry, RolesAndPrecisions) {

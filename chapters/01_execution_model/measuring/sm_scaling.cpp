@@ -428,14 +428,13 @@ std::vector<std::string> sm_scaling_notes(const ScalingResult& result, int loade
                     std::to_string(loaded_bytes_per_thread) + " of every " +
                     std::to_string(loaded_bytes_per_thread + stored_bytes_per_thread) + " bytes:");
     notes.push_back("  on " + std::to_string(smallest->sms) + " SMs: " + fixed(smallest->rate, 0) +
-                    " GB/s = " + fixed(per_sm_small, 1) + " GB/s per SM, " +
-                    fixed(loads_small, 1) + " GB/s of loads, so a load takes at most " +
-                    in_flight_text + " / " + fixed(loads_small, 1) +
-                    " GB/s = " + fixed(in_flight / loads_small, 0) + " ns;");
+                    " GB/s = " + fixed(per_sm_small, 1) + " GB/s per SM, " + fixed(loads_small, 1) +
+                    " GB/s of loads, so a load takes at most " + in_flight_text + " / " +
+                    fixed(loads_small, 1) + " GB/s = " + fixed(in_flight / loads_small, 0) +
+                    " ns;");
     notes.push_back("  on " + std::to_string(largest->sms) + " SMs: " + fixed(largest->rate, 0) +
-                    " GB/s = " + fixed(per_sm_large, 1) + " GB/s per SM, " +
-                    fixed(loads_large, 1) + " GB/s of loads, at most " +
-                    fixed(in_flight / loads_large, 0) +
+                    " GB/s = " + fixed(per_sm_large, 1) + " GB/s per SM, " + fixed(loads_large, 1) +
+                    " GB/s of loads, at most " + fixed(in_flight / loads_large, 0) +
                     " ns: the same bytes in flight come back later once DRAM's queues fill.");
     notes.push_back("At the " + std::to_string(smallest->sms) + "-SM rate per SM, the best rate (" +
                     fixed(best->rate, 0) + " GB/s, on " + std::to_string(best->sms) +

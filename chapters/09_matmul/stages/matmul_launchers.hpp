@@ -31,6 +31,7 @@ void launch_register_blocking_2d(const LaunchArgs& args);   // stage 5
 void launch_vectorized_transposed(const LaunchArgs& args);  // stage 6
 void launch_warp_tiling(const LaunchArgs& args);            // stage 7
 void launch_tuned_warp_tiling(const LaunchArgs& args);      // stage 8
+void launch_async_pipeline(const LaunchArgs& args);         // stage 9
 
 /// Stage 8's candidate shapes: how many, and each one's name ("128x128 tile, 64x32 warps, ...").
 int warp_tiling_candidates();
