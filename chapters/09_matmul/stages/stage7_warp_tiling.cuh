@@ -63,6 +63,26 @@ struct TileRegisters {
     float4 b[Shape::kLoadsB];
 };
 
+/// Where a thread's outputs lie (the layout above): its block's tile of C, and the first row
+/// and column of its sub-tiles inside that tile. Warps fill the tile row by row, a warp's lanes
+/// a kLanesM x kLanesN grid, lane_m = lane % kLanesM varying fastest.
+template <class Shape>
+struct ThreadPlace {
+    int tile_row;  ///< the block's first row of C
+    int tile_col;  ///< the block's first column of C
+    int row0;      ///< the thread's first row inside the tile (then every 4 kLanesM rows)
+    int col0;      ///< the thread's first column inside the tile (then every 4 kLanesN columns)
+    __device__ ThreadPlace() {
+        const int warp = static_cast<int>(threadIdx.x) / 32;
+        const int lane = static_cast<int>(threadIdx.x) % 32;
+        constexpr int kWarpsN = Shape::kTileN / Shape::kWarpN;
+        tile_row = static_cast<int>(blockIdx.x) * Shape::kTileM;
+        tile_col = static_cast<int>(blockIdx.y) * Shape::kTileN;
+        row0 = (warp / kWarpsN) * Shape::kWarpM + 4 * (lane % Shape::kLanesM);
+        col0 = (warp % kWarpsN) * Shape::kWarpN + 4 * (lane / Shape::kLanesM);
+    }
+};
+
 template <class Shape, bool kVector>
 __device__ void load_global(TileRegisters<Shape>& r, const float* a, const float* b, int m, int n,
                             int k, int tile_row, int tile_col, int k0) {
@@ -109,18 +129,17 @@ __device__ void store_shared(const TileRegisters<Shape>& r, TileStorage<Shape, k
 
 /// The thread's outer products for the 8 steps of one k-tile.
 template <class Shape, int kStages>
-__device__ void multiply_tile(const TileStorage<Shape, kStages>& s, int stage, int warp_row,
-                              int warp_col, int lane_m, int lane_n,
+__device__ void multiply_tile(const TileStorage<Shape, kStages>& s, int stage, int row0, int col0,
                               float (&sum)[Shape::kThreadM][Shape::kThreadN]) {
     for (int i = 0; i < Shape::kTileK; ++i) {
         float a_reg[Shape::kThreadM], b_reg[Shape::kThreadN];
         for (int sub = 0; sub < Shape::kSubM; ++sub) {
-            *reinterpret_cast<float4*>(&a_reg[4 * sub]) = *reinterpret_cast<const float4*>(
-                &s.a[stage][i][warp_row + sub * 4 * Shape::kLanesM + 4 * lane_m]);
+            *reinterpret_cast<float4*>(&a_reg[4 * sub]) =
+                *reinterpret_cast<const float4*>(&s.a[stage][i][row0 + sub * 4 * Shape::kLanesM]);
         }
         for (int sub = 0; sub < Shape::kSubN; ++sub) {
-            *reinterpret_cast<float4*>(&b_reg[4 * sub]) = *reinterpret_cast<const float4*>(
-                &s.b[stage][i][warp_col + sub * 4 * Shape::kLanesN + 4 * lane_n]);
+            *reinterpret_cast<float4*>(&b_reg[4 * sub]) =
+                *reinterpret_cast<const float4*>(&s.b[stage][i][col0 + sub * 4 * Shape::kLanesN]);
         }
         for (int r = 0; r < Shape::kThreadM; ++r) {
             for (int c = 0; c < Shape::kThreadN; ++c) {
@@ -159,14 +178,9 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
     matmul_warp_tiling(const float* a, const float* b, float* c, int m, int n, int k) {
     constexpr int kStages = Shape::kPrefetch ? 2 : 1;
     __shared__ __align__(16) TileStorage<Shape, kStages> tiles;
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int tile_row = static_cast<int>(blockIdx.x) * Shape::kTileM;
-    const int tile_col = static_cast<int>(blockIdx.y) * Shape::kTileN;
-    const int warp_row = (warp / (Shape::kTileN / Shape::kWarpN)) * Shape::kWarpM;
-    const int warp_col = (warp % (Shape::kTileN / Shape::kWarpN)) * Shape::kWarpN;
-    const int lane_m = lane % Shape::kLanesM;
-    const int lane_n = lane / Shape::kLanesM;
+    const ThreadPlace<Shape> place;
+    const int tile_row = place.tile_row;
+    const int tile_col = place.tile_col;
 
     float sum[Shape::kThreadM][Shape::kThreadN] = {};
     TileRegisters<Shape> next;
@@ -180,7 +194,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
             load_global<Shape, kVector>(next, a, b, m, n, k, tile_row, tile_col,
                                         k0 + Shape::kTileK);
         }
-        multiply_tile(tiles, stage, warp_row, warp_col, lane_m, lane_n, sum);
+        multiply_tile(tiles, stage, place.row0, place.col0, sum);
         if (Shape::kPrefetch) {
             if (more) {
                 store_shared(next, tiles, stage ^ 1);  // the other buffer: nobody reads it now
@@ -195,8 +209,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
             __syncthreads();
         }
     }
-    store_result<Shape, kVector>(c, m, n, tile_row + warp_row + 4 * lane_m,
-                                 tile_col + warp_col + 4 * lane_n, sum);
+    store_result<Shape, kVector>(c, m, n, tile_row + place.row0, tile_col + place.col0, sum);
 }
 
 /// Launches `Shape`'s kernel over the whole of C: 16-byte loads where rows_allow_float4(),

@@ -135,30 +135,30 @@ struct Fragments {
 
 template <class Shape>
 __device__ void load_fragments(Fragments<Shape>& f, const float* a_tile, const float* b_tile,
-                               int kk, int a_col0, int b_col0) {
+                               int kk, int row0, int col0) {
     for (int sub = 0; sub < Shape::kSubM; ++sub) {
         *reinterpret_cast<float4*>(&f.a[4 * sub]) = *reinterpret_cast<const float4*>(
-            a_tile + kk * Shape::kStrideA + a_col0 + sub * 4 * Shape::kLanesM);
+            a_tile + kk * Shape::kStrideA + row0 + sub * 4 * Shape::kLanesM);
     }
     for (int sub = 0; sub < Shape::kSubN; ++sub) {
         *reinterpret_cast<float4*>(&f.b[4 * sub]) = *reinterpret_cast<const float4*>(
-            b_tile + kk * Shape::kTileN + b_col0 + sub * 4 * Shape::kLanesN);
+            b_tile + kk * Shape::kTileN + col0 + sub * 4 * Shape::kLanesN);
     }
 }
 
 /// The k-tile in ring buffer `stage`, step by step; step i + 1's fragments are read while step
 /// i's outer product is summed.
 template <class Shape>
-__device__ void multiply_stage(const float* ring, int stage, int a_col0, int b_col0,
+__device__ void multiply_stage(const float* ring, int stage, int row0, int col0,
                                float (&sum)[Shape::kThreadM][Shape::kThreadN]) {
     const float* a_tile = ring + stage * (Shape::kFloatsA + Shape::kFloatsB);
     const float* b_tile = a_tile + Shape::kFloatsA;
     Fragments<Shape> f[2];
-    load_fragments(f[0], a_tile, b_tile, 0, a_col0, b_col0);
+    load_fragments(f[0], a_tile, b_tile, 0, row0, col0);
 #pragma unroll
     for (int kk = 0; kk < Shape::kTileK; ++kk) {
         if (kk + 1 < Shape::kTileK) {
-            load_fragments(f[(kk + 1) % 2], a_tile, b_tile, kk + 1, a_col0, b_col0);
+            load_fragments(f[(kk + 1) % 2], a_tile, b_tile, kk + 1, row0, col0);
         }
         const Fragments<Shape>& now = f[kk % 2];
 #pragma unroll
@@ -175,16 +175,9 @@ template <class Shape, bool kVector>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
     matmul_async_pipeline(const float* a, const float* b, float* c, int m, int n, int k) {
     extern __shared__ __align__(16) float ring[];
-    const int warp = static_cast<int>(threadIdx.x) / 32;
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int tile_row = static_cast<int>(blockIdx.x) * Shape::kTileM;
-    const int tile_col = static_cast<int>(blockIdx.y) * Shape::kTileN;
-    const int warp_row = (warp / (Shape::kTileN / Shape::kWarpN)) * Shape::kWarpM;
-    const int warp_col = (warp % (Shape::kTileN / Shape::kWarpN)) * Shape::kWarpN;
-    const int lane_m = lane % Shape::kLanesM;
-    const int lane_n = lane / Shape::kLanesM;
-    const int a_col0 = warp_row + 4 * lane_m;  // where this thread's A values start in a[k][.]
-    const int b_col0 = warp_col + 4 * lane_n;
+    const ThreadPlace<Shape> place;  // stage 7's layout of warps and lanes
+    const int tile_row = place.tile_row;
+    const int tile_col = place.tile_col;
 
     float sum[Shape::kThreadM][Shape::kThreadN] = {};
     const int tiles = ceil_div(k, Shape::kTileK);
@@ -209,9 +202,9 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
                                       next % Shape::kStages);
         }
         __pipeline_commit();
-        multiply_stage<Shape>(ring, t % Shape::kStages, a_col0, b_col0, sum);
+        multiply_stage<Shape>(ring, t % Shape::kStages, place.row0, place.col0, sum);
     }
-    store_result<Shape, kVector>(c, m, n, tile_row + a_col0, tile_col + b_col0, sum);
+    store_result<Shape, kVector>(c, m, n, tile_row + place.row0, tile_col + place.col0, sum);
 }
 
 /// Launches `Shape`'s pipelined kernel over the whole of C: B copied 16 bytes at a time where
