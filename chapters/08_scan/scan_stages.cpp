@@ -75,7 +75,8 @@ std::vector<StageInfo> make_stages() {
     using namespace detail;
     return {
         stage("1", "hillis_steele")
-            .idea("log2(2B) doubling steps in a shared double buffer: 2B log2(2B) adds")
+            .idea("log2(2B) doubling steps in a shared double buffer: 2B log2(2B) - (2B - 1) "
+                  "adds")
             .source("stages/stage1_hillis_steele.cu")
             .launcher(launch_hillis_steele),
         stage("2", "blelloch")

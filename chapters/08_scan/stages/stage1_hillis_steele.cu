@@ -11,12 +11,13 @@
 // A step reads values that other threads overwrite in the same step, so each step reads one
 // buffer and writes the other (a double buffer in shared memory), with a __syncthreads() between
 // steps so that nobody reads a value before it is written. A tile of 2 x block values takes
-// log2(2B) steps of 2B adds each: 2B log2(2B) adds where a sequential scan needs 2B. With B = 256:
-// 9 steps, each followed by a barrier, and 4.5 times the adds of stage 2's work-efficient scan.
+// log2(2B) steps; the step at offset d adds in 2B - d lanes (the first d have no partner), so
+// 2B log2(2B) - (2B - 1) adds in all where a sequential scan needs 2B - 1. With B = 256: 9 steps,
+// each followed by a barrier, 4097 adds: 4.0 times stage 2's work-efficient scan (1022).
 // The whole input is covered by the frame of scan_then_propagate.cuh (scan tiles, scan their
 // totals, add the carries), which stays the same up to stage 4: only the block scan changes.
 // What to look for: about a quarter of the copy's speed on an H100: the frame moves the values
-// four times, and the tile scan does 9 times the adds of a sequential scan (at B = 256). Stage 2
+// four times, and the tile scan does 8 times the adds of a sequential scan (at B = 256). Stage 2
 // does less work.
 #include "scan_then_propagate.cuh"
 

@@ -7,9 +7,9 @@
 //   down-sweep:         the last value is set to 0, then going back down the tree each left
 //                       child takes its parent's value and each right child parent + old left.
 // What is left is the exclusive scan of the tile. Each sweep does 2B - 1 adds in all: about 4B
-// adds where stage 1 did 2B log2(2B) (4.5 times fewer at B = 256), in one buffer; the price is
-// twice as many levels, with fewer threads busy at each. Why it should be faster: less work.
-// The catch: at distance d the active threads touch the shared-memory words d*(2t+1) - 1 and
+// adds where stage 1 did 2B log2(2B) - (2B - 1) (4.0 times fewer at B = 256), in one buffer; the
+// price is twice as many levels, with fewer threads busy at each. Why it should be faster: less
+// work. The catch: at distance d the active threads touch the shared-memory words d*(2t+1) - 1 and
 // d*(2t+2) - 1, a stride of 2d words. Shared memory has 32 banks of 4-byte words, and words 32
 // apart sit in the same bank: lanes t and t + 16 collide at d = 1 (a 2-way bank conflict: the
 // accesses are served one after the other), 4 lanes at d = 2, ..., every active lane on one bank

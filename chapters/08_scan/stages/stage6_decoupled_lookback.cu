@@ -19,7 +19,7 @@
 // Stage 6x shows what happens when that is ignored. Every wait is bounded (1 s by default): a
 // block that waits longer gives up, raises an error flag, and the host reports the row as failed.
 // Why it should be faster: 2n values cross memory instead of 3n.
-// What to look for: the least traffic so far, and yet the slowest correct row on an H100 (0.40x
+// What to look for: the least traffic so far, and yet the slowest correct row on an H100 (0.41x
 // stage 5 at n = 2^28): 2^28 values make 524288 tiles of 512, and every tile pays the counter,
 // the tile scan's barriers and a look-back that waits for the tile before it. With tiles this
 // small the chain of tiles, not memory, sets the pace. Stage 7 gives each block 16 times more.
