@@ -126,11 +126,12 @@ using DeviceWord = cuda::atomic_ref<unsigned long long, cuda::thread_scope_devic
 /// Thread 0 of each block: the next call to run (done + 1), or 0 when the kernel is to end (the
 /// stop, after every posted call has run; or the idle limit). Only block 0 polls the doorbell
 /// over the host link and relays what it reads through device memory (release, device scope) to
-/// the other blocks, which poll that. Every block polling host memory itself made a call 4 to 20
+/// the other blocks, which poll that. Every block polling host memory itself made a call 2 to 19
 /// times slower (two H200s, one process per GPU: 12.7 us at 32 KiB with 4 blocks, 142 us at
-/// 256 KiB with 32, against 6.9 and 7.6 us relayed): a read of host memory crosses the host link,
-/// and 32 of them in a loop on the word the host must write crowd out both its write and the
-/// kernel's completion.
+/// 256 KiB with 32, against 6.9 and 7.6 us relayed; that first design is not kept in the
+/// repository, so these figures cannot be reproduced from it): a read of host memory crosses the
+/// host link, and 32 of them in a loop on the word the host must write crowd out both its write and
+/// the kernel's completion.
 __device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done) {
     bool idle = false;
     std::uint64_t bell = 0;
