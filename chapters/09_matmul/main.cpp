@@ -1,6 +1,7 @@
 // Chapter 9, matrix multiply: stages from the naive kernel to register blocking on the CUDA
 // cores, cublasSgemm (the baseline) and cuBLAS on the TF32 tensor cores (another precision), each
-// computing the same C = A . B on the GPU, checked against an FP64 reference and timed.
+// computing the same C = A . B on the GPU, checked against an FP64 reference and timed; with
+// --precision bf16, the tensor-core stages on BF16 against cuBLAS's BF16 GEMM.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,7 @@ struct Options {
     std::optional<std::uint64_t> k;
     std::string stages = "all";
     std::string data = "normal";
+    std::string precision = "fp32";
     std::uint64_t seed = ct::kDefaultSeed;
     ct::CommonOptions common;
 };
@@ -43,6 +45,7 @@ struct Options {
 struct Checked {
     matmul::Shape shape;
     matmul::Pattern pattern = matmul::Pattern::kNormal;
+    matmul::Operands operands = matmul::Operands::kFp32;
     std::vector<const matmul::StageInfo*> stages;
 };
 
@@ -64,55 +67,121 @@ Checked check_options(const Options& o) {
     } catch (const std::invalid_argument& e) {
         throw ct::UsageError("--data", e.what());
     }
+    try {
+        c.operands = matmul::parse_operands(o.precision);
+    } catch (const std::invalid_argument& e) {
+        throw ct::UsageError("--precision", e.what());
+    }
     const std::vector<std::string> requested = ct::split_list(o.stages);
     if (requested.empty()) {
         throw ct::UsageError("--stage",
                              "give 'all', 'list' or a comma-separated list of stage ids");
     }
-    c.stages = ct::select_stages<matmul::StageInfo>(matmul::stages(), requested, "--stage",
-                                                    [](const auto& s) { return s.by_default; });
+    const matmul::Operands operands = c.operands;
+    c.stages = ct::select_stages<matmul::StageInfo>(
+        matmul::stages(), requested, "--stage", [operands](const matmul::StageInfo& s) {
+            return s.by_default && matmul::operands_of(s.precision) == operands;
+        });
+    // One table, one kind of operands: a BF16 stage in an FP32 run (or the reverse) is refused.
+    for (const matmul::StageInfo* stage : c.stages) {
+        const matmul::Operands its = matmul::operands_of(stage->precision);
+        if (its != operands) {
+            throw ct::UsageError(
+                "--stage", "stage " + stage->id + " multiplies " + matmul::operands_name(its) +
+                               " matrices: run it with --precision " + matmul::operands_name(its));
+        }
+    }
     return c;
 }
 
-/// Device memory the run needs: A, B and C twice (the timed data and the integers), the two
-/// FP64 references (value and scale, 16 bytes per element of C), and room for cuBLAS.
-std::size_t bytes_needed(const matmul::Shape& s) {
-    const std::size_t floats = s.m * s.k + s.k * s.n + s.m * s.n;
-    return 2 * floats * sizeof(float) + 2 * s.m * s.n * 2 * sizeof(double) +
-           (std::size_t{256} << 20);
+/// Device memory the run needs: A, B and C twice (the timed data and the integers; BF16 runs
+/// keep FP32 copies of A and B for the reference), the two FP64 references (value and scale, 16
+/// bytes per element of C), and room for cuBLAS.
+std::size_t bytes_needed(const matmul::Shape& s, matmul::Operands operands) {
+    const std::size_t inputs = s.m * s.k + s.k * s.n;
+    const std::size_t per_problem = operands == matmul::Operands::kBf16
+                                        ? inputs * (sizeof(float) + 2) + s.m * s.n * 2
+                                        : (inputs + s.m * s.n) * sizeof(float);
+    return 2 * per_problem + 2 * s.m * s.n * 2 * sizeof(double) + (std::size_t{256} << 20);
 }
 
 /// The inputs of one data pattern on the device, with their FP64 reference (checked against the
-/// CPU on construction) and an output buffer.
+/// CPU on construction) and an output buffer: FP32, or BF16 for the BF16 table (whose inputs
+/// are rounded to BF16 first, and the reference computed from the rounded values).
 struct Problem {
     matmul::Pattern pattern;
+    matmul::Operands operands;
     std::vector<float> a;
     std::vector<float> b;
     ct::DeviceBuffer<float> d_a;
     ct::DeviceBuffer<float> d_b;
-    ct::DeviceBuffer<float> d_c;
+    ct::DeviceBuffer<float> d_c;           // FP32 runs
+    ct::DeviceBuffer<matmul::Bf16> d_a16;  // BF16 runs
+    ct::DeviceBuffer<matmul::Bf16> d_b16;
+    ct::DeviceBuffer<matmul::Bf16> d_c16;
     matmul::DeviceReference reference;
 
-    Problem(matmul::Pattern p, const matmul::Shape& s, std::uint64_t seed)
+    Problem(matmul::Pattern p, matmul::Operands ops, const matmul::Shape& s, std::uint64_t seed)
         : pattern(p),
-          a(matmul::make_matrix(p, s.m * s.k, seed, 1)),
-          b(matmul::make_matrix(p, s.k * s.n, seed, 2)),
+          operands(ops),
+          a(inputs(p, ops, s.m * s.k, seed, 1, s.k)),
+          b(inputs(p, ops, s.k * s.n, seed, 2, 0)),
           d_a(a),
           d_b(b),
-          d_c(s.m * s.n),
+          d_c(bf16() ? 0 : s.m * s.n),
+          d_a16(bf16() ? to_bf16(a) : std::vector<matmul::Bf16>()),
+          d_b16(bf16() ? to_bf16(b) : std::vector<matmul::Bf16>()),
+          d_c16(bf16() ? s.m * s.n : 0),
           reference(d_a.data(), d_b.data(), s) {
         const std::string why = reference.check_against_cpu(a, b, exact());
         if (!why.empty()) {
             throw std::runtime_error(why);
         }
     }
-    bool exact() const { return pattern == matmul::Pattern::kIntegers; }
+    bool exact() const { return pattern != matmul::Pattern::kNormal; }
+    bool bf16() const { return operands == matmul::Operands::kBf16; }
+
+    /// Fills the output with NaN (all bits set), so that an element nobody writes is caught.
+    void poison() {
+        if (bf16()) {
+            d_c16.fill_bytes(0xff);
+        } else {
+            d_c.fill_bytes(0xff);
+        }
+    }
+    /// Launches `multiplier` on these matrices, asynchronously.
+    void launch(const matmul::Multiplier& multiplier, cudaStream_t stream) {
+        if (bf16()) {
+            multiplier.run(d_a16.data(), d_b16.data(), d_c16.data(), stream);
+        } else {
+            multiplier.run(d_a.data(), d_b.data(), d_c.data(), stream);
+        }
+    }
+    matmul::Comparison compare(double tolerance) const {
+        return bf16() ? reference.compare(d_c16.data(), exact(), tolerance)
+                      : reference.compare(d_c.data(), exact(), tolerance);
+    }
+
+  private:
+    static std::vector<float> inputs(matmul::Pattern p, matmul::Operands ops, std::size_t count,
+                                     std::uint64_t seed, std::uint64_t stream,
+                                     std::uint64_t row_length) {
+        std::vector<float> values = matmul::make_matrix(p, count, seed, stream, row_length);
+        return ops == matmul::Operands::kBf16 ? matmul::round_to_bf16(values) : values;
+    }
+    static std::vector<matmul::Bf16> to_bf16(const std::vector<float>& values) {
+        std::vector<matmul::Bf16> out(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            out[i] = __float2bfloat16_rn(values[i]);  // exact: the values are BF16 already
+        }
+        return out;
+    }
 };
 
 /// Runs `multiplier` on `problem`, its output poisoned first (NaN everywhere), and waits.
 void run_on(const matmul::Multiplier& multiplier, Problem& problem) {
-    problem.d_c.fill_bytes(0xff);
-    multiplier.run(problem.d_a.data(), problem.d_b.data(), problem.d_c.data(), nullptr);
+    problem.poison();
+    problem.launch(multiplier, nullptr);
     CT_CHECK(cudaDeviceSynchronize());
 }
 
@@ -122,8 +191,7 @@ ct::Verification compare(const matmul::Multiplier& multiplier, const Problem& pr
                          const std::string& label) {
     const matmul::StageInfo& stage = multiplier.stage();
     const double tolerance = matmul::tolerance_for(stage.precision, multiplier.shape().k);
-    const matmul::Comparison found =
-        problem.reference.compare(problem.d_c.data(), problem.exact(), tolerance);
+    const matmul::Comparison found = problem.compare(tolerance);
     if (found.passed()) {
         return ct::Verification::pass();
     }
@@ -146,10 +214,8 @@ ct::Verification verify_both(const matmul::Multiplier& multiplier, const Problem
 ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, Problem* integers,
                          const ct::BenchmarkConfig& config) {
     ct::StageHooks hooks;
-    hooks.poison = [&timed] { timed.d_c.fill_bytes(0xff); };
-    hooks.launch = [&multiplier, &timed](cudaStream_t s) {
-        multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
-    };
+    hooks.poison = [&timed] { timed.poison(); };
+    hooks.launch = [&multiplier, &timed](cudaStream_t s) { timed.launch(multiplier, s); };
     // Every row is checked both ways, before and after timing.
     hooks.verify = [&multiplier, &timed, integers] {
         return verify_both(multiplier, timed, integers);
@@ -172,11 +238,8 @@ ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, P
         batch.repetitions = multiplier.stage().slow ? 3 : 5;
         batch.warmup = 1;
         batch.flush_l2 = false;
-        const ct::Stats back_to_back = ct::time_repeated(
-            [&](cudaStream_t s) {
-                multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
-            },
-            batch);
+        const ct::Stats back_to_back =
+            ct::time_repeated([&](cudaStream_t s) { timed.launch(multiplier, s); }, batch);
         row.with("back-to-back ms", back_to_back.median_ms, 4);
     };
     return hooks;
@@ -196,7 +259,7 @@ int tune_stage8(const Checked& c, Problem& timed, Problem* integers, ct::RunInfo
         return verify_both(multiplier, timed, integers).detail;
     };
     const auto launch = [&timed](const matmul::Multiplier& multiplier, cudaStream_t s) {
-        multiplier.run(timed.d_a.data(), timed.d_b.data(), timed.d_c.data(), s);
+        timed.launch(multiplier, s);
     };
     const matmul::tuning::TuningResult result = matmul::tuning::tune_tiles(c.shape, check, launch);
     matmul::tuning::describe_choice(result, info);
@@ -205,11 +268,17 @@ int tune_stage8(const Checked& c, Problem& timed, Problem* integers, ct::RunInfo
 
 ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& device,
                       const Problem& timed) {
+    const bool bf16 = c.operands == matmul::Operands::kBf16;
     ct::RunInfo info = ct::make_run_info(
         "matmul",
-        "C = A . B in FP32, row-major, on the GPU; every row checked against an FP64 "
-        "reference",
+        bf16 ? "C = A . B in BF16 (FP32 sums), row-major, on the tensor cores; every row checked "
+               "against an FP64 reference"
+             : "C = A . B in FP32, row-major, on the GPU; every row checked against an FP64 "
+               "reference",
         device);
+    info.set("precision", bf16 ? "bf16: A, B and C in BF16, sums in FP32 (the inputs rounded to "
+                                 "BF16 before the reference is computed)"
+                               : "fp32 (--precision bf16: the tensor-core stages)");
     info.set("shape (m x n x k)", c.shape.text());
     info.set("FLOP per product", ct::format_fixed(c.shape.flops() / 1e9, 2) + " G (2 m n k)");
     info.set("data", std::string(matmul::pattern_name(c.pattern)) + ", seed " +
@@ -218,11 +287,17 @@ ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& 
                                         : "; then integers -4..4, checked bit for bit"));
     info.set("reference",
              "FP64 on the GPU, checked against the CPU on " + timed.reference.cpu_check_words());
+    const std::string fp32_words = ct::format_fixed(matmul::fp32_tolerance(c.shape.k) * 1e6, 1) +
+                                   "e-6 x sqrt(sum (a b)^2) per element";
     if (!timed.exact()) {
         info.set("tolerance (normal data)",
-                 "|c - ref| <= " + ct::format_fixed(matmul::fp32_tolerance(c.shape.k) * 1e6, 1) +
-                     "e-6 x sqrt(sum (a b)^2) per element (FP32); " +
-                     ct::format_fixed(matmul::tf32_tolerance(c.shape.k) * 1e3, 2) + "e-3 for TF32");
+                 bf16 ? "|c - ref| <= " + fp32_words + " + 2^-8 |ref| (BF16's rounding of C)"
+                      : "|c - ref| <= " + fp32_words + " (FP32); " +
+                            ct::format_fixed(matmul::tf32_tolerance(c.shape.k) * 1e3, 2) +
+                            "e-3 for TF32");
+    }
+    if (bf16) {
+        info.set("integers", "C must equal the exact sum rounded to the nearest BF16");
     }
     info.set("timing", o.common.timing_description() +
                            " single calls (every row); back-to-back: 10 calls per sample");
@@ -239,40 +314,61 @@ int run(const Options& o) {
 
     // 2. The device, and whether the matrices fit.
     const ct::DeviceInfo device = ct::select_device(o.common.device);
-    ct::require_device_memory(bytes_needed(checked.shape), "the matrices and the references");
+    ct::require_device_memory(bytes_needed(checked.shape, checked.operands),
+                              "the matrices and the references");
 
-    // 3. The inputs and their references: the timed data, and the integers unless those are
-    //    the timed data.
-    Problem timed(checked.pattern, checked.shape, o.seed);
+    // 3. The inputs and their references: the timed data, and the integers unless the timed
+    //    data are exact already.
+    Problem timed(checked.pattern, checked.operands, checked.shape, o.seed);
     std::unique_ptr<Problem> integers;
     if (!timed.exact()) {
-        integers = std::make_unique<Problem>(matmul::Pattern::kIntegers, checked.shape, o.seed);
+        integers = std::make_unique<Problem>(matmul::Pattern::kIntegers, checked.operands,
+                                             checked.shape, o.seed);
     }
 
     ct::RunInfo info = make_info(o, checked, device, timed);
     const int candidate = tune_stage8(checked, timed, integers.get(), info);
     ct::TableRun table(info, o.common);
-    table.set_baseline(matmul::kCublasStageId, "cuBLAS");
+    const bool bf16 = checked.operands == matmul::Operands::kBf16;
+    table.set_baseline(bf16 ? matmul::kCublasBf16StageId : matmul::kCublasStageId, "cuBLAS");
 
     // 4. The stages, in table order; the % of peak once the clocks of every timed run are seen.
+    //    A stage this GPU cannot run (the tensor-core stages before compute capability 8.0) is
+    //    listed as skipped, with the reason.
     std::vector<ct::ResultRow> rows;
+    const int compute_capability = device.cc_major * 10 + device.cc_minor;
     for (const matmul::StageInfo* stage : checked.stages) {
+        if (stage->min_compute_capability > compute_capability) {
+            table.skip(*stage, "needs compute capability " +
+                                   std::to_string(stage->min_compute_capability / 10) + "." +
+                                   std::to_string(stage->min_compute_capability % 10) +
+                                   "; this GPU has " + std::to_string(device.cc_major) + "." +
+                                   std::to_string(device.cc_minor));
+            continue;
+        }
         const matmul::Multiplier multiplier(stage->id, checked.shape,
                                             stage->uses_tuner ? candidate : -1);
         if (!multiplier.math_mode().empty()) {
-            table.info().set(stage->id == matmul::kCublasStageId ? "cuBLAS call" : "TF32 call",
-                             multiplier.math_mode());
+            table.info().set(
+                stage->precision == matmul::Precision::kTf32 ? "TF32 call" : "cuBLAS call",
+                multiplier.math_mode());
         }
         rows.push_back(table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
                                                           table.options().benchmark_config())));
     }
-    const matmul::Fp32Peak peak = matmul::fp32_peak(device, ct::observed_clocks());
-    table.info().set("FP32 peak", peak.describe());
+    const matmul::Fp32Peak fp32_peak = matmul::fp32_peak(device, ct::observed_clocks());
+    const matmul::Bf16Peak bf16_peak = matmul::bf16_peak(device, ct::observed_clocks());
+    table.info().set(bf16 ? "BF16 peak" : "FP32 peak",
+                     bf16 ? bf16_peak.describe() : fp32_peak.describe());
     for (ct::ResultRow& row : rows) {
-        // The TF32 row does not run on the FP32 lanes: no share of their peak.
-        const bool fp32 = matmul::find_stage(row.id)->precision == matmul::Precision::kFp32;
-        if (const auto tflops = row.extra_number("TFLOPS"); tflops && fp32) {
-            row.with("% of FP32 peak", 100.0 * *tflops / peak.tflops, 1);
+        // The TF32 row runs neither on the FP32 lanes nor in BF16: no share of either peak.
+        const matmul::Precision precision = matmul::find_stage(row.id)->precision;
+        if (const auto tflops = row.extra_number("TFLOPS"); tflops) {
+            if (precision == matmul::Precision::kFp32) {
+                row.with("% of FP32 peak", 100.0 * *tflops / fp32_peak.tflops, 1);
+            } else if (precision == matmul::Precision::kBf16 && bf16_peak.tflops > 0) {
+                row.with("% of BF16 peak", 100.0 * *tflops / bf16_peak.tflops, 1);
+            }
         }
         table.add(std::move(row));
     }
@@ -302,8 +398,14 @@ void add_options(CLI::App& app, Options& o) {
                        ids)
         ->capture_default_str();
     app.add_option("--data", o.data,
-                   "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance) or "
-                   "integers (-4..4; checked bit for bit). Every row is also checked on integers")
+                   "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance), "
+                   "integers (-4..4; checked bit for bit) or sparse (-1, 0, +1, at most 256 "
+                   "nonzeros in a row of A: every element of C exact in BF16 too). Every row is "
+                   "also checked on integers")
+        ->capture_default_str();
+    app.add_option("--precision", o.precision,
+                   "fp32 (the CUDA-core stages 1-9, cublasSgemm, cuBLAS TF32) or bf16 (BF16 in "
+                   "and out, FP32 sums: the tensor-core stages from 10 and cuBLAS's BF16 GEMM)")
         ->capture_default_str();
     app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
     ct::add_common_options(app, o.common);
@@ -315,7 +417,8 @@ int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 9 - matrix multiply: from the naive kernel to register blocking on the CUDA "
         "cores, against cublasSgemm (and cuBLAS on the TF32 tensor cores, another precision); "
-        "C = A . B in FP32, every row checked against an FP64 reference"};
+        "with --precision bf16, the tensor cores in BF16 against cuBLAS; every row checked "
+        "against an FP64 reference"};
     Options o;
     add_options(app, o);
     return ct::run_program(app, argc, argv, [&] { return run(o); });

@@ -17,6 +17,7 @@
 /// the products it sums (verification.hpp).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -30,8 +31,12 @@
 namespace matmul {
 
 namespace detail {
-struct LaunchArgs;  // stages/matmul_launchers.hpp
+struct LaunchArgs;      // stages/matmul_launchers.hpp
+struct Bf16LaunchArgs;  // stages/matmul_launchers.hpp
 }  // namespace detail
+
+/// BF16: FP32's 8 exponent bits with 8 significant bits (7 stored), the tensor cores' input.
+using Bf16 = __nv_bfloat16;
 
 /// C (m x n) = A (m x k) . B (k x n).
 struct Shape {
@@ -53,18 +58,29 @@ inline constexpr std::uint64_t kMaxDimension = std::uint64_t{1} << 20;
 enum class Pattern {
     kNormal,    ///< normal-distributed values (mean 0, deviation 1): what a model multiplies
     kIntegers,  ///< integers -4..4: every sum exact in FP32, checked bit for bit
+    /// -1, 0 and +1, A with at most 256 nonzeros in a row (make_matrix's `row_length`): every
+    /// element of C is an integer within +-256, exact in BF16 as well, so a BF16 output that
+    /// lost a single product shows it (with -4..4, BF16's rounding hides errors above 256)
+    kSparse,
 };
 
-/// "normal", "integers".
+/// "normal", "integers", "sparse".
 const char* pattern_name(Pattern pattern);
 
 /// The pattern named `name`; throws std::invalid_argument naming the known ones.
 Pattern parse_pattern(const std::string& name);
 
 /// `count` values of `pattern`, deterministic for (seed, stream): counter-based, multithreaded.
-/// `stream` keeps A's and B's values apart under one seed.
+/// `stream` keeps A's and B's values apart under one seed. kSparse with `row_length` r > 0 (A,
+/// r = k): element (i, j) of a row of r may be nonzero only where j % s == i % s, s =
+/// ceil(r / 256), so a row has at most 256 nonzeros and each column index is covered by some
+/// rows; `row_length` 0 (B): -1, 0 or +1 anywhere.
 std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t seed,
-                               std::uint64_t stream);
+                               std::uint64_t stream, std::uint64_t row_length = 0);
+
+/// Each value rounded to the nearest BF16 (ties to even), kept as floats: the BF16 stages'
+/// inputs, whose FP64 reference is computed from these rounded values.
+std::vector<float> round_to_bf16(const std::vector<float>& values);
 
 // ---------------------------------------------------------------------------------------------
 // The CPU reference (matmul_reference.cpp)
@@ -93,11 +109,28 @@ inline constexpr const char* kCublasStageId = "cublas";
 /// Id of cuBLAS with TF32 tensor cores: another precision, a labelled reference.
 inline constexpr const char* kCublasTf32StageId = "tf32";
 
-/// How a stage's result is checked on the normal inputs.
+/// Id of cuBLAS's BF16 GEMM (BF16 in and out, FP32 sums): the baseline of the BF16 table.
+inline constexpr const char* kCublasBf16StageId = "cublas_bf16";
+
+/// How a stage computes, and so which table it belongs to and how its result is checked.
 enum class Precision {
     kFp32,  ///< FP32 products and sums: the tolerance of verification.hpp
     kTf32,  ///< inputs rounded to TF32 (10-bit mantissa) by the tensor cores: a wider tolerance
+    /// BF16 inputs and output, FP32 sums, on the tensor cores: the BF16 table (--precision
+    /// bf16), checked against the reference rounded to BF16
+    kBf16,
 };
+
+/// The tables a run can print: FP32 operands (the FP32 and TF32 rows) or BF16 operands.
+enum class Operands { kFp32, kBf16 };
+/// "fp32", "bf16".
+const char* operands_name(Operands operands);
+/// The operands named `name`; throws std::invalid_argument naming the known ones.
+Operands parse_operands(const std::string& name);
+/// The table a stage of `precision` belongs to.
+inline Operands operands_of(Precision precision) {
+    return precision == Precision::kBf16 ? Operands::kBf16 : Operands::kFp32;
+}
 
 /// One entry of the stage list: the executable, the tests and the lesson use the same list.
 struct StageInfo : cudatutorial::StageDescriptor {
@@ -105,6 +138,11 @@ struct StageInfo : cudatutorial::StageDescriptor {
     /// The stage's launcher (stages/matmul_launchers.hpp); null for the cuBLAS rows, which the
     /// Multiplier calls itself.
     void (*launch)(const detail::LaunchArgs&) = nullptr;
+    /// The launcher of a BF16 stage (precision kBf16); null for the others and cuBLAS.
+    void (*launch_bf16)(const detail::Bf16LaunchArgs&) = nullptr;
+    /// The compute capability its kernel needs (8.0 for the tensor-core stages' BF16 MMA); the
+    /// run skips it, saying why, on an older GPU.
+    int min_compute_capability = 0;  // major * 10 + minor; 0: any
     Precision precision = Precision::kFp32;
     bool by_default = true;  ///< part of `--stage all`
     /// Stages 1 and 2 are slow enough (1% and 9% of the peak) that the bench's big sizes would
@@ -119,7 +157,7 @@ struct StageInfo : cudatutorial::StageDescriptor {
 int tuning_candidates();
 std::string tuning_candidate_name(int index);
 
-/// Every stage, in table order: 1, 2, ..., cuBLAS, cuBLAS TF32.
+/// Every stage, in table order: 1, 2, ..., cuBLAS, cuBLAS TF32, then the BF16 table's.
 const std::vector<StageInfo>& stages();
 
 /// The stage with this id or name, or nullptr.
@@ -146,6 +184,9 @@ class Multiplier {
     /// cudaMalloc gives them (any alignment of 4 bytes is accepted; stages that load 16 bytes
     /// at a time check for it).
     void run(const float* a, const float* b, float* c, cudaStream_t stream) const;
+    /// The same for a BF16 stage (precision kBf16): BF16 in and out, FP32 sums. Each run()
+    /// throws std::logic_error when given the other stage kind's operands.
+    void run(const Bf16* a, const Bf16* b, Bf16* c, cudaStream_t stream) const;
 
     const StageInfo& stage() const;
     const Shape& shape() const;

@@ -20,24 +20,53 @@ std::string Shape::text() const {
 }
 
 const char* pattern_name(Pattern pattern) {
-    return pattern == Pattern::kIntegers ? "integers" : "normal";
+    switch (pattern) {
+        case Pattern::kIntegers:
+            return "integers";
+        case Pattern::kSparse:
+            return "sparse";
+        case Pattern::kNormal:
+            break;
+    }
+    return "normal";
 }
 
 Pattern parse_pattern(const std::string& name) {
-    return cudatutorial::parse_named(std::vector<Pattern>{Pattern::kNormal, Pattern::kIntegers},
-                                     pattern_name, name, "data pattern");
+    return cudatutorial::parse_named(
+        std::vector<Pattern>{Pattern::kNormal, Pattern::kIntegers, Pattern::kSparse}, pattern_name,
+        name, "data pattern");
+}
+
+const char* operands_name(Operands operands) {
+    return operands == Operands::kBf16 ? "bf16" : "fp32";
+}
+
+Operands parse_operands(const std::string& name) {
+    return cudatutorial::parse_named(std::vector<Operands>{Operands::kFp32, Operands::kBf16},
+                                     operands_name, name, "precision");
 }
 
 std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t seed,
-                               std::uint64_t stream) {
+                               std::uint64_t stream, std::uint64_t row_length) {
     std::vector<float> values(count);
     const std::uint64_t key = cudatutorial::hash64(seed, stream);
+    // kSparse: a row's nonzeros every `spacing` columns, offset by the row: at most 256 a row.
+    const std::uint64_t spacing = row_length > 0 ? (row_length + 255) / 256 : 1;
     cudatutorial::parallel_for_ranges(count, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             const std::uint64_t bits = cudatutorial::hash64(key, i);
             if (pattern == Pattern::kIntegers) {
                 values[i] =
                     static_cast<float>(static_cast<int>(cudatutorial::bounded(bits, 9)) - 4);
+                continue;
+            }
+            if (pattern == Pattern::kSparse) {
+                const bool may_be_nonzero =
+                    row_length == 0 || (i % row_length) % spacing == (i / row_length) % spacing;
+                values[i] =
+                    may_be_nonzero
+                        ? static_cast<float>(static_cast<int>(cudatutorial::bounded(bits, 3)) - 1)
+                        : 0.0f;
                 continue;
             }
             // Box-Muller from two 32-bit uniforms of one hash: (0, 1] and [0, 1).
@@ -48,6 +77,14 @@ std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t
         }
     });
     return values;
+}
+
+std::vector<float> round_to_bf16(const std::vector<float>& values) {
+    std::vector<float> rounded(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        rounded[i] = __bfloat162float(__float2bfloat16_rn(values[i]));
+    }
+    return rounded;
 }
 
 ReferenceElement reference_element(const float* a, const float* b, const Shape& shape,

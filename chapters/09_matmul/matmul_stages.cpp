@@ -27,6 +27,18 @@ class StageRow {
         info_.launch = launch;
         return *this;
     }
+    /// A BF16 stage: its file and launcher (precision kBf16, the BF16 table).
+    StageRow& source(const char* file, void (*launch)(const detail::Bf16LaunchArgs&)) {
+        info_.source = file;
+        info_.launch_bf16 = launch;
+        info_.precision = Precision::kBf16;
+        return *this;
+    }
+    /// The compute capability its kernel needs (major * 10 + minor).
+    StageRow& needs_compute_capability(int major_minor) {
+        info_.min_compute_capability = major_minor;
+        return *this;
+    }
     /// Its role in the table (a progression step unless said otherwise).
     StageRow& role(cudatutorial::StageRole role) {
         info_.role = role;
@@ -103,6 +115,18 @@ std::vector<StageInfo> make_stages() {
             .source("stages/cublas_baseline.cpp")
             .role(StageRole::kBaseline)
             .precision(Precision::kTf32),
+        // The BF16 table (--precision bf16): BF16 in and out, FP32 sums, on the tensor cores.
+        StageRow("10", "wmma")
+            .idea("the tensor cores through WMMA: a warp multiplies 16 x 16 x 16 BF16 fragments "
+                  "from shared memory, cp.async double buffering")
+            .source("stages/stage10_wmma.cu", launch_wmma)
+            .needs_compute_capability(80),
+        StageRow(kCublasBf16StageId, "cublas_gemm_bf16")
+            .idea("cublasGemmEx on BF16 A, B and C, FP32 sums (the BF16 baseline)")
+            .source("stages/cublas_baseline.cpp")
+            .role(StageRole::kBaseline)
+            .precision(Precision::kBf16)
+            .needs_compute_capability(80),
     };
 }
 

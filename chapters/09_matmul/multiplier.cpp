@@ -30,9 +30,8 @@ Multiplier::Multiplier(const std::string& stage_id, const Shape& shape, int cand
     validate_shape(shape);
     impl_->shape = shape;
     impl_->candidate = candidate;
-    if (impl_->stage->launch == nullptr) {
-        impl_->cublas =
-            std::make_unique<detail::CublasGemm>(impl_->stage->precision == Precision::kTf32);
+    if (impl_->stage->launch == nullptr && impl_->stage->launch_bf16 == nullptr) {
+        impl_->cublas = std::make_unique<detail::CublasGemm>(impl_->stage->precision);
     }
 }
 
@@ -49,9 +48,29 @@ void Multiplier::run(const float* a, const float* b, float* c, cudaStream_t stre
     args.stream = stream;
     args.candidate = impl_->candidate;
     if (impl_->cublas) {
-        impl_->cublas->run(args);
-    } else {
+        impl_->cublas->run(args);  // throws for the BF16 row
+    } else if (impl_->stage->launch != nullptr) {
         impl_->stage->launch(args);
+    } else {
+        throw std::logic_error("stage " + impl_->stage->id + " is given FP32 operands");
+    }
+}
+
+void Multiplier::run(const Bf16* a, const Bf16* b, Bf16* c, cudaStream_t stream) const {
+    detail::Bf16LaunchArgs args;
+    args.a = a;
+    args.b = b;
+    args.c = c;
+    args.m = static_cast<int>(impl_->shape.m);
+    args.n = static_cast<int>(impl_->shape.n);
+    args.k = static_cast<int>(impl_->shape.k);
+    args.stream = stream;
+    if (impl_->cublas) {
+        impl_->cublas->run(args);  // throws for the FP32 rows
+    } else if (impl_->stage->launch_bf16 != nullptr) {
+        impl_->stage->launch_bf16(args);
+    } else {
+        throw std::logic_error("stage " + impl_->stage->id + " is given BF16 operands");
     }
 }
 

@@ -24,7 +24,12 @@ TEST(MatmulCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
          UsageCase{"--k abc", "--k", "abc"}, UsageCase{"--stage 99", "--stage", "is not a stage"},
          UsageCase{"--stage 1,x", "--stage", "is not a stage"},
          UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
-         UsageCase{"--data random", "--data", "normal, integers"},
+         UsageCase{"--data random", "--data", "normal, integers, sparse"},
+         UsageCase{"--precision fp16", "--precision", "fp32, bf16"},
+         // One table, one kind of operands: a stage of the other kind names the option to use.
+         UsageCase{"--stage 10", "--stage", "run it with --precision bf16"},
+         UsageCase{"--precision bf16 --stage 3", "--stage", "run it with --precision fp32"},
+         UsageCase{"--precision bf16 --stage cublas", "--stage", "--precision fp32"},
          UsageCase{"--no-such-option", "--no-such-option", "not an option"},
          UsageCase{"--json", "--json", "needs a FILE"}});
 }
@@ -38,15 +43,17 @@ TEST(MatmulCli, MatricesLargerThanTheDeviceAreRejected) {
 TEST(MatmulCli, HelpListsTheOptionsAndStages) {
     const auto result = run_process(std::string(MATMUL_BIN) + " --help");
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    for (const char* word : {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed", "cublas",
-                             "tf32", "integers", "--csv", "--json"}) {
+    for (const char* word :
+         {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed", "cublas", "tf32",
+          "integers", "sparse", "--precision", "bf16", "cublas_bf16", "--csv", "--json"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
 }
 
 TEST(MatmulCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
     cudatutorial::testing::expect_stage_list(
-        MATMUL_BIN, "matmul", {"1", "2", "3", "4", "5", "6", "7", "8", "cublas", "tf32"});
+        MATMUL_BIN, "matmul",
+        {"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas", "tf32", "10", "cublas_bf16"});
 }
 
 TEST(MatmulCli, WithoutAGpuExitsWithThree) {

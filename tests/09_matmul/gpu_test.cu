@@ -1,6 +1,8 @@
 // Every stage against the FP64 reference on shapes that break tiles, bit for bit on integers and
-// within the FP32 tolerance on normal data; the TF32 row as the negative control; the executable
-// end to end. Skipped without a GPU; smaller shapes under compute-sanitizer.
+// within the FP32 tolerance on normal data; the TF32 row as the negative control; the BF16 stages
+// bit for bit against the exact sums rounded to BF16 (on -4..4, and on the sparse data whose
+// every sum BF16 holds exactly); the executable end to end. Skipped without a GPU; smaller shapes
+// under compute-sanitizer.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -18,33 +20,67 @@ using matmul::Shape;
 
 namespace {
 
-/// One shape's inputs on the device with their FP64 reference (checked against the CPU).
+std::vector<matmul::Bf16> to_bf16(const std::vector<float>& values) {
+    std::vector<matmul::Bf16> out;
+    for (const float v : values) {
+        out.push_back(__float2bfloat16_rn(v));
+    }
+    return out;
+}
+
+/// One shape's inputs on the device with their FP64 reference (checked against the CPU); with
+/// `bf16`, the inputs rounded to BF16 and BF16 copies of them for the BF16 stages.
 struct Inputs {
     Shape shape;
     Pattern pattern;
     std::vector<float> a, b;
     ct::DeviceBuffer<float> d_a, d_b, d_c;
+    ct::DeviceBuffer<matmul::Bf16> d_a16, d_b16, d_c16;
     matmul::DeviceReference reference;
 
-    Inputs(const Shape& s, Pattern p)
+    Inputs(const Shape& s, Pattern p, bool bf16 = false)
         : shape(s),
           pattern(p),
-          a(matmul::make_matrix(p, s.m * s.k, 11, 1)),
-          b(matmul::make_matrix(p, s.k * s.n, 11, 2)),
+          a(maybe_rounded(matmul::make_matrix(p, s.m * s.k, 11, 1, s.k), bf16)),
+          b(maybe_rounded(matmul::make_matrix(p, s.k * s.n, 11, 2), bf16)),
           d_a(a),
           d_b(b),
           d_c(s.m * s.n),
+          d_a16(bf16 ? to_bf16(a) : std::vector<matmul::Bf16>()),
+          d_b16(bf16 ? to_bf16(b) : std::vector<matmul::Bf16>()),
+          d_c16(bf16 ? s.m * s.n : 0),
           reference(d_a.data(), d_b.data(), s) {}
+
+    bool exact() const { return pattern != Pattern::kNormal; }
 
     /// Runs `stage` (its output poisoned with NaN first) and compares with the reference.
     matmul::Comparison run(const std::string& stage, double tolerance) {
         const matmul::Multiplier multiplier(stage, shape);
+        if (multiplier.stage().precision == matmul::Precision::kBf16) {
+            d_c16.fill_bytes(0xff);
+            multiplier.run(d_a16.data(), d_b16.data(), d_c16.data(), nullptr);
+            CT_CHECK(cudaDeviceSynchronize());
+            return reference.compare(d_c16.data(), exact(), tolerance);
+        }
         d_c.fill_bytes(0xff);
         multiplier.run(d_a.data(), d_b.data(), d_c.data(), nullptr);
         CT_CHECK(cudaDeviceSynchronize());
-        return reference.compare(d_c.data(), pattern == Pattern::kIntegers, tolerance);
+        return reference.compare(d_c.data(), exact(), tolerance);
+    }
+
+  private:
+    static std::vector<float> maybe_rounded(std::vector<float> values, bool bf16) {
+        return bf16 ? matmul::round_to_bf16(values) : values;
     }
 };
+
+/// Whether the GPU has BF16 tensor cores (compute capability 8.0 or later).
+bool has_bf16_tensor_cores() {
+    int device = 0, major = 0;
+    CT_CHECK(cudaGetDevice(&device));
+    CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 8;
+}
 
 std::vector<Shape> shapes() {
     if (ct::testing::sanitizing()) {  // several tiles in every dimension, still small
@@ -57,10 +93,22 @@ std::vector<Shape> shapes() {
             {8192, 256, 64},    {256, 8192, 64},    {1023, 1024, 1025}, {129, 127, 4097}};
 }
 
+/// Our own FP32 stages.
 std::vector<std::string> our_stages() {
     std::vector<std::string> ids;
     for (const matmul::StageInfo& stage : matmul::stages()) {
         if (stage.launch != nullptr) {
+            ids.push_back(stage.id);
+        }
+    }
+    return ids;
+}
+
+/// Every row of the BF16 table: our tensor-core stages and cuBLAS's BF16 GEMM.
+std::vector<std::string> bf16_rows() {
+    std::vector<std::string> ids;
+    for (const matmul::StageInfo& stage : matmul::stages()) {
+        if (stage.precision == matmul::Precision::kBf16) {
             ids.push_back(stage.id);
         }
     }
@@ -127,6 +175,9 @@ TEST(MatmulGpu, EveryRowWithinItsToleranceOnNormalData) {
     for (const Shape& s : list) {
         Inputs in(s, Pattern::kNormal);
         for (const matmul::StageInfo& stage : matmul::stages()) {
+            if (stage.precision == matmul::Precision::kBf16) {
+                continue;  // below, on BF16 inputs
+            }
             const matmul::Comparison found =
                 in.run(stage.id, matmul::tolerance_for(stage.precision, s.k));
             EXPECT_TRUE(found.passed())
@@ -161,6 +212,83 @@ TEST(MatmulGpu, ACorruptedElementIsFound) {
     EXPECT_EQ(found.first, 66u * 67 / 2);
 }
 
+TEST(MatmulGpu, Bf16RowsExactOnIntegersAndSparseAtEdgeShapes) {
+    // Integers -4..4: C must be the exact sum rounded to the nearest BF16 (an error smaller than
+    // half a BF16 step of a sum above 256 would hide there); sparse -1/0/+1: every sum within
+    // +-256, exact in BF16, so a single lost product shows.
+    CT_REQUIRE_GPU();
+    if (!has_bf16_tensor_cores()) {
+        GTEST_SKIP() << "BF16 tensor cores need compute capability 8.0";
+    }
+    std::vector<Shape> list = shapes();
+    if (!ct::testing::sanitizing()) {
+        list.push_back({129, 136, 200});  // 16-byte rows, k-tiles of 32 not dividing k
+        list.push_back({256, 256, 1});
+    }
+    for (const Shape& s : list) {
+        for (const Pattern p : {Pattern::kIntegers, Pattern::kSparse}) {
+            Inputs in(s, p, true);
+            for (const std::string& id : bf16_rows()) {
+                const matmul::Comparison found = in.run(id, 0);
+                EXPECT_TRUE(found.passed())
+                    << "stage " << id << " at " << s.text() << " on " << matmul::pattern_name(p)
+                    << ": " << found.describe(s, true);
+            }
+        }
+    }
+}
+
+TEST(MatmulGpu, Bf16RowsWithinTheirToleranceOnNormalData) {
+    CT_REQUIRE_GPU();
+    if (!has_bf16_tensor_cores()) {
+        GTEST_SKIP() << "BF16 tensor cores need compute capability 8.0";
+    }
+    const std::vector<Shape> list = ct::testing::sanitizing()
+                                        ? std::vector<Shape>{{65, 33, 129}}
+                                        : std::vector<Shape>{{127, 129, 4093}, {1024, 1024, 1024}};
+    for (const Shape& s : list) {
+        Inputs in(s, Pattern::kNormal, true);
+        for (const std::string& id : bf16_rows()) {
+            const matmul::Comparison found =
+                in.run(id, matmul::tolerance_for(matmul::Precision::kBf16, s.k));
+            EXPECT_TRUE(found.passed())
+                << "stage " << id << " at " << s.text() << ": " << found.describe(s, false);
+        }
+    }
+}
+
+TEST(MatmulGpu, Bf16CheckCatchesTruncationAndOneLostProduct) {
+    // The BF16 comparison's negative controls: the exact sums truncated to BF16 instead of
+    // rounded fail on integers, and one product (+-1) missing from one sparse sum fails too.
+    CT_REQUIRE_GPU();
+    const Shape s{64, 96, 300};
+    Inputs integers(s, Pattern::kIntegers, true);
+    std::vector<double> value, scale;
+    matmul::reference_product(integers.a.data(), integers.b.data(), s, value, scale);
+    std::vector<matmul::Bf16> truncated, rounded;
+    for (const double v : value) {
+        truncated.push_back(__float2bfloat16_rz(static_cast<float>(v)));
+        rounded.push_back(__float2bfloat16_rn(static_cast<float>(v)));
+    }
+    integers.d_c16.copy_from_host(rounded);
+    EXPECT_TRUE(integers.reference.compare(integers.d_c16.data(), true, 0).passed());
+    integers.d_c16.copy_from_host(truncated);
+    EXPECT_GT(integers.reference.compare(integers.d_c16.data(), true, 0).mismatches, 0u);
+
+    Inputs sparse(s, Pattern::kSparse, true);
+    matmul::reference_product(sparse.a.data(), sparse.b.data(), s, value, scale);
+    std::vector<matmul::Bf16> one_lost;
+    for (const double v : value) {
+        one_lost.push_back(__float2bfloat16_rn(static_cast<float>(v)));
+    }
+    const std::size_t where = 40 * s.n + 7;
+    one_lost[where] = __float2bfloat16_rn(static_cast<float>(value[where] + 1.0));
+    sparse.d_c16.copy_from_host(one_lost);
+    const matmul::Comparison found = sparse.reference.compare(sparse.d_c16.data(), true, 0);
+    EXPECT_EQ(found.mismatches, 1u);
+    EXPECT_EQ(found.first, where);
+}
+
 TEST(MatmulGpu, ExecutableEndToEnd) {
     CT_REQUIRE_GPU();
     if (ct::testing::sanitizing()) {
@@ -173,6 +301,18 @@ TEST(MatmulGpu, ExecutableEndToEnd) {
         const auto result = ct::testing::run_process(std::string(MATMUL_BIN) + " " + args);
         EXPECT_EQ(result.exit_code, 0) << result.output;
         EXPECT_NE(result.output.find("% of FP32 peak"), std::string::npos) << result.output;
+        EXPECT_EQ(result.output.find("FAIL"), std::string::npos) << result.output;
+    }
+    if (!has_bf16_tensor_cores()) {
+        return;
+    }
+    for (const char* args : {"--precision bf16 --size 257 --reps 3",
+                             "--precision bf16 --m 1025 --n 33 --k 4093 --data sparse --reps 2"}) {
+        SCOPED_TRACE(args);
+        const auto result = ct::testing::run_process(std::string(MATMUL_BIN) + " " + args);
+        EXPECT_EQ(result.exit_code, 0) << result.output;
+        EXPECT_NE(result.output.find("BF16 peak"), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find("cublas_bf16"), std::string::npos) << result.output;
         EXPECT_EQ(result.output.find("FAIL"), std::string::npos) << result.output;
     }
 }

@@ -46,7 +46,62 @@ TEST(MatmulInputs, DeterministicPerSeedAndStream) {
 TEST(MatmulInputs, PatternNames) {
     EXPECT_EQ(matmul::parse_pattern("integers"), Pattern::kIntegers);
     EXPECT_EQ(matmul::parse_pattern("normal"), Pattern::kNormal);
+    EXPECT_EQ(matmul::parse_pattern("sparse"), Pattern::kSparse);
     EXPECT_THROW(matmul::parse_pattern("random"), std::invalid_argument);
+    EXPECT_EQ(matmul::parse_operands("bf16"), matmul::Operands::kBf16);
+    EXPECT_EQ(matmul::parse_operands("fp32"), matmul::Operands::kFp32);
+    EXPECT_THROW(matmul::parse_operands("fp16"), std::invalid_argument);
+}
+
+TEST(MatmulInputs, SparseProductsStayWithin256SoBf16HoldsThemExactly) {
+    // For k from 1 to well past 256 columns: at most 256 nonzeros in every row of A, values
+    // -1, 0, +1 in both, every column index of A nonzero in some row (no k is never used), and
+    // so every element of C an integer of magnitude <= 256, which BF16 holds exactly.
+    for (const std::uint64_t k : {1u, 7u, 255u, 256u, 257u, 1000u, 4093u}) {
+        const std::uint64_t m = 40, n = 3;
+        const auto a = matmul::make_matrix(Pattern::kSparse, m * k, 3, 1, k);
+        const auto b = matmul::make_matrix(Pattern::kSparse, k * n, 3, 2);
+        std::set<std::uint64_t> used;
+        for (std::uint64_t row = 0; row < m; ++row) {
+            int nonzeros = 0;
+            for (std::uint64_t col = 0; col < k; ++col) {
+                const float v = a[row * k + col];
+                ASSERT_TRUE(v == -1 || v == 0 || v == 1) << v;
+                if (v != 0) {
+                    ++nonzeros;
+                }
+                // where a nonzero may stand: every column for some row of the first s
+                if ((col % ((k + 255) / 256)) == (row % ((k + 255) / 256))) {
+                    used.insert(col);
+                }
+            }
+            EXPECT_LE(nonzeros, 256) << "k " << k << " row " << row;
+        }
+        if (m >= (k + 255) / 256) {
+            EXPECT_EQ(used.size(), k) << k;
+        }
+        std::vector<double> value, scale;
+        matmul::reference_product(a.data(), b.data(), Shape{m, n, k}, value, scale);
+        for (const double v : value) {
+            EXPECT_LE(std::fabs(v), 256.0);
+            EXPECT_EQ(
+                static_cast<double>(__bfloat162float(__float2bfloat16_rn(static_cast<float>(v)))),
+                v);
+        }
+    }
+    const auto b = matmul::make_matrix(Pattern::kSparse, 100000, 3, 2);
+    EXPECT_EQ(std::set<float>(b.begin(), b.end()), (std::set<float>{-1, 0, 1}));
+}
+
+TEST(MatmulInputs, RoundToBf16KeepsEightSignificantBitsTiesToEven) {
+    const std::vector<float> in = {1.0f, 257.0f, 259.0f, 1.0f + 1.0f / 256, 3.14159f, -0.1f};
+    const std::vector<float> out = matmul::round_to_bf16(in);
+    EXPECT_EQ(out[0], 1.0f);
+    EXPECT_EQ(out[1], 256.0f);  // 257 is halfway between 256 and 258: to the even 256
+    EXPECT_EQ(out[2], 260.0f);  // 259: halfway between 258 and 260, to the even 260
+    EXPECT_EQ(out[3], 1.0f);    // 1 + 2^-8 is halfway: to the even 1
+    EXPECT_EQ(out[4], 3.140625f);
+    EXPECT_EQ(out[5], -0.10009765625f);
 }
 
 TEST(MatmulReference, SmallProductByHand) {
@@ -117,6 +172,26 @@ TEST(MatmulPeak, LanesAndPeakFromTheClockSeen) {
     const matmul::Fp32Peak nominal = matmul::fp32_peak(h100, {});
     EXPECT_NEAR(nominal.tflops, 66.9, 0.05);  // 132 x 128 x 2 x 1.98 GHz
     EXPECT_NE(nominal.describe().find("NVML saw none"), std::string::npos);
+}
+
+TEST(MatmulPeak, Bf16TensorPeakKnownOnlyWhereTheDataSheetSaysIt) {
+    EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(9, 0), 4096);
+    EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(8, 0), 2048);
+    EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(8, 6), 0);
+    cudatutorial::DeviceInfo h100;
+    h100.sm_count = 132;
+    h100.cc_major = 9;
+    h100.sm_clock_khz = 1980000;
+    cudatutorial::ClockObservation seen;
+    seen.samples = 3;
+    seen.sm_mhz_max = 1830;
+    EXPECT_NEAR(matmul::bf16_peak(h100, seen).tflops, 989.4, 0.1);  // the data sheet: 989.4
+    cudatutorial::DeviceInfo laptop;
+    laptop.cc_major = 8;
+    laptop.cc_minor = 6;
+    laptop.sm_count = 30;
+    EXPECT_EQ(matmul::bf16_peak(laptop, seen).tflops, 0.0);
+    EXPECT_NE(matmul::bf16_peak(laptop, seen).describe().find("unknown"), std::string::npos);
 }
 
 TEST(MatmulTuning, OnlyShapesWithFloat4RowsAreTunedAndTheHeaderSaysSo) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,16 +23,23 @@ TEST(MatmulRegistry, IdsInTableOrderAndUnique) {
         EXPECT_TRUE(names.insert(stage.name).second) << stage.name;
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
-    EXPECT_EQ(ids,
-              (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas", "tf32"}));
+    EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas",
+                                             "tf32", "10", "cublas_bf16"}));
 }
 
 TEST(MatmulRegistry, RolesAndPrecisions) {
     for (const matmul::StageInfo& stage : matmul::stages()) {
-        const bool library = stage.id == "cublas" || stage.id == "tf32";
+        const bool library =
+            stage.id == "cublas" || stage.id == "tf32" || stage.id == "cublas_bf16";
+        const bool bf16 = stage.id == "10" || stage.id == "cublas_bf16";
         EXPECT_EQ(stage.role, library ? StageRole::kBaseline : StageRole::kProgression) << stage.id;
-        EXPECT_EQ(stage.launch == nullptr, library) << stage.id;
+        // One launcher for our own stages, of the kind of their operands; none for cuBLAS.
+        EXPECT_EQ(stage.launch != nullptr, !library && !bf16) << stage.id;
+        EXPECT_EQ(stage.launch_bf16 != nullptr, !library && bf16) << stage.id;
         EXPECT_EQ(stage.precision == matmul::Precision::kTf32, stage.id == "tf32") << stage.id;
+        EXPECT_EQ(stage.precision == matmul::Precision::kBf16, bf16) << stage.id;
+        // BF16 on the tensor cores needs compute capability 8.0; the FP32 stages run anywhere.
+        EXPECT_EQ(stage.min_compute_capability, bf16 ? 80 : 0) << stage.id;
         EXPECT_TRUE(stage.by_default) << stage.id;
         EXPECT_EQ(stage.uses_tuner, stage.id == "8") << stage.id;
     }
@@ -54,8 +62,8 @@ TEST(MatmulRegistry, EveryStageFileIsNamedExistsAndHoldsItsKernel) {
         const bool kernel =
             text.str().find("__global__") != std::string::npos ||
             text.str().find("#include \"stage7_warp_tiling.cuh\"") != std::string::npos;
-        EXPECT_TRUE(stage.launch ? kernel : text.str().find("cublas") != std::string::npos)
-            << stage.source;
+        const bool ours = stage.launch != nullptr || stage.launch_bf16 != nullptr;
+        EXPECT_TRUE(ours ? kernel : text.str().find("cublas") != std::string::npos) << stage.source;
     }
     for (const auto& entry : fs::directory_iterator(chapter / "stages")) {
         if (entry.path().extension() == ".cu") {
@@ -72,4 +80,16 @@ TEST(MatmulRegistry, Stage8CandidatesAreNamedAndTheFirstIsStage7s) {
         EXPECT_TRUE(names.insert(matmul::tuning_candidate_name(i)).second) << i;
     }
     EXPECT_EQ(matmul::tuning_candidate_name(0), "128x128 tile, 64x32 warps");
+}
+
+TEST(MatmulRegistry, AStageGivenTheOtherKindOfOperandsRefuses) {
+    // Neither call reaches the GPU: the Multiplier refuses before launching.
+    const matmul::Shape shape{8, 8, 8};
+    const matmul::Multiplier tensor("10", shape);
+    EXPECT_THROW(tensor.run(static_cast<const float*>(nullptr), nullptr, nullptr, nullptr),
+                 std::logic_error);
+    const matmul::Multiplier cuda_cores("3", shape);
+    EXPECT_THROW(
+        cuda_cores.run(static_cast<const matmul::Bf16*>(nullptr), nullptr, nullptr, nullptr),
+        std::logic_error);
 }

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
                 ct::DeviceBuffer<float>(static_cast<std::size_t>(size) * size),
                 {},
                 0.0};
-    const matmul::detail::CublasGemm cublas(false);
+    const matmul::detail::CublasGemm cublas(matmul::Precision::kFp32);
     const auto run_cublas = [&cublas](const LaunchArgs& args) { cublas.run(args); };
     run_cublas(args_for(ctx.integers, ctx.c, size));
     CT_CHECK(cudaDeviceSynchronize());

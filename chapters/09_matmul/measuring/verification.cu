@@ -2,12 +2,14 @@
 // (verification.hpp says why and how).
 #include "verification.hpp"
 
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
@@ -41,17 +43,33 @@ struct CompareResult {
     unsigned long long worst_ratio_bits;  // a non-negative double's bits order like the double
 };
 
-__global__ void compare_with_reference(const float* c, const double* value, const double* scale,
+__host__ __device__ double as_double(float x) {
+    return x;
+}
+__host__ __device__ double as_double(__nv_bfloat16 x) {
+    return __bfloat162float(x);
+}
+
+/// An output of type T (float or BF16) against the FP64 reference. A BF16 output is compared
+/// with the reference rounded to BF16 (through FP32: exact for the integer inputs, whose sums are
+/// integers below 2^24) when exact, and is allowed BF16's rounding, 2^-8 of the value, on top of
+/// the tolerance otherwise.
+template <class T>
+__global__ void compare_with_reference(const T* c, const double* value, const double* scale,
                                        std::uint64_t count, bool exact, double tolerance,
                                        CompareResult* result) {
+    constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
     const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
     double worst = 0.0;
     for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < count;
          i += stride) {
-        const double got = c[i];
+        const double got = as_double(c[i]);
         const double error = fabs(got - value[i]);
+        const double want =
+            kBf16 ? as_double(__float2bfloat16_rn(static_cast<float>(value[i]))) : value[i];
+        const double allowed = tolerance * scale[i] + (kBf16 ? ldexp(fabs(value[i]), -8) : 0.0);
         // Written so that a NaN (a poisoned element nobody wrote) is a mismatch too.
-        const bool ok = exact ? got == value[i] : error <= tolerance * scale[i];
+        const bool ok = exact ? got == want : error <= allowed;
         if (scale[i] > 0.0 && error == error) {
             worst = fmax(worst, error / scale[i]);
         } else if (!ok) {
@@ -160,6 +178,15 @@ std::string DeviceReference::check_against_cpu(const std::vector<float>& a,
 }
 
 Comparison DeviceReference::compare(const float* d_c, bool exact, double tolerance) const {
+    return compare_output(d_c, exact, tolerance);
+}
+
+Comparison DeviceReference::compare(const Bf16* d_c, bool exact, double tolerance) const {
+    return compare_output(d_c, exact, tolerance);
+}
+
+template <class T>
+Comparison DeviceReference::compare_output(const T* d_c, bool exact, double tolerance) const {
     const std::uint64_t count = shape_.m * shape_.n;
     const CompareResult start{0, ~0ull, 0};
     CT_CHECK(cudaMemcpy(result_, &start, sizeof start, cudaMemcpyHostToDevice));
@@ -175,9 +202,9 @@ Comparison DeviceReference::compare(const float* d_c, bool exact, double toleran
     std::memcpy(&comparison.worst_ratio, &found.worst_ratio_bits, sizeof(double));
     if (found.mismatches > 0) {
         comparison.first = found.first;
-        float got = 0;
+        T got{};
         CT_CHECK(cudaMemcpy(&got, d_c + found.first, sizeof got, cudaMemcpyDeviceToHost));
-        comparison.got = got;
+        comparison.got = as_double(got);
         comparison.want = element_on_host(value_, found.first);
     }
     return comparison;

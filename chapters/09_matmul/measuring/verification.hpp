@@ -16,6 +16,11 @@
 /// 16 times that, plus a floor for short sums. TF32 rounds every input to 10 bits of mantissa
 /// first, an error of about 2^-11 scale whatever k is: far outside the FP32 tolerance at every k
 /// the chapter runs (a TF32 result fails it: the tests show it), and inside tf32_tolerance().
+///
+/// The BF16 stages' inputs are BF16 values, and their reference is computed from those same
+/// values (round_to_bf16): the inputs' rounding is not an error. Their products are exact in
+/// FP32 and their sums FP32, so the FP32 tolerance applies, plus the rounding of the output to
+/// BF16; on integers the output must be the reference rounded to the nearest BF16, bit for bit.
 #pragma once
 
 #include <cstddef>
@@ -76,10 +81,16 @@ class DeviceReference {
     /// Compares the device result d_c (m x n) with this reference: exact (the float must equal
     /// the reference) or within `tolerance` x scale. Synchronizes.
     Comparison compare(const float* d_c, bool exact, double tolerance) const;
+    /// The same for a BF16 output: exact means equal to the reference rounded to the nearest
+    /// BF16; otherwise BF16's rounding (2^-8 of the value) is allowed on top of the tolerance.
+    Comparison compare(const Bf16* d_c, bool exact, double tolerance) const;
 
     const Shape& shape() const { return shape_; }
 
   private:
+    template <class T>
+    Comparison compare_output(const T* d_c, bool exact, double tolerance) const;
+
     Shape shape_;
     double* value_ = nullptr;
     double* scale_ = nullptr;

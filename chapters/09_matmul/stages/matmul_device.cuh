@@ -44,11 +44,21 @@ __device__ float4 load_four(const float* matrix, int rows, int cols, int row, in
     }
 }
 
+/// Whether `p` is on a 16-byte boundary.
+inline bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
 /// Whether 16-byte loads and stores may be used: every row of A (k floats), of B and of C (n
 /// floats) starts on a 16-byte boundary when k and n are multiples of 4 and the matrices are.
 inline bool rows_allow_float4(const LaunchArgs& a) {
-    const auto address = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
-    return a.k % 4 == 0 && a.n % 4 == 0 && (address(a.a) | address(a.b) | address(a.c)) % 16 == 0;
+    return a.k % 4 == 0 && a.n % 4 == 0 && aligned16(a.a) && aligned16(a.b) && aligned16(a.c);
+}
+
+/// The same for BF16 operands, 8 to 16 bytes: every row of A (k BF16) and of B (n BF16) starts
+/// on a 16-byte boundary when k and n are multiples of 8 and the matrices are.
+inline bool rows_allow_16_bytes(const Bf16LaunchArgs& a) {
+    return a.k % 8 == 0 && a.n % 8 == 0 && aligned16(a.a) && aligned16(a.b);
 }
 
 }  // namespace matmul::detail

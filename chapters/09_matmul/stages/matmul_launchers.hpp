@@ -2,6 +2,7 @@
 // Multiplier (multiplier.cpp) and the tests. Host code only (no <<< >>> here).
 #pragma once
 
+#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -22,6 +23,18 @@ struct LaunchArgs {
     int candidate = -1;
 };
 
+/// The same for a BF16 stage (the tensor cores' table): A and B in BF16, C written in BF16
+/// (rounded to nearest from FP32 sums), all row-major.
+struct Bf16LaunchArgs {
+    const __nv_bfloat16* a = nullptr;  ///< m x k
+    const __nv_bfloat16* b = nullptr;  ///< k x n
+    __nv_bfloat16* c = nullptr;        ///< m x n
+    int m = 0;
+    int n = 0;
+    int k = 0;
+    cudaStream_t stream = nullptr;
+};
+
 // One launcher per stage file. Each checks its launch with CT_CHECK_LAUNCH.
 void launch_naive(const LaunchArgs& args);                  // stage 1
 void launch_coalesced(const LaunchArgs& args);              // stage 2
@@ -32,6 +45,7 @@ void launch_vectorized_transposed(const LaunchArgs& args);  // stage 6
 void launch_warp_tiling(const LaunchArgs& args);            // stage 7
 void launch_tuned_warp_tiling(const LaunchArgs& args);      // stage 8
 void launch_async_pipeline(const LaunchArgs& args);         // stage 9
+void launch_wmma(const Bf16LaunchArgs& args);               // stage 10
 
 /// Stage 8's candidate shapes: how many, and each one's name ("128x128 tile, 64x32 warps, ...").
 int warp_tiling_candidates();
