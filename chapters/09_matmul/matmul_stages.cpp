@@ -121,6 +121,11 @@ std::vector<StageInfo> make_stages() {
                   "from shared memory, cp.async double buffering")
             .source("stages/stage10_wmma.cu", launch_wmma)
             .needs_compute_capability(80),
+        StageRow("11", "mma_sync")
+            .idea("mma.sync m16n8k16 in PTX fed by ldmatrix (.trans for B) from XOR-swizzled "
+                  "tiles, a ring of 4 k-tiles, C written from registers")
+            .source("stages/stage11_mma_sync.cu", launch_mma_sync)
+            .needs_compute_capability(80),
         StageRow(kCublasBf16StageId, "cublas_gemm_bf16")
             .idea("cublasGemmEx on BF16 A, B and C, FP32 sums (the BF16 baseline)")
             .source("stages/cublas_baseline.cpp")

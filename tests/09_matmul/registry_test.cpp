@@ -24,14 +24,14 @@ TEST(MatmulRegistry, IdsInTableOrderAndUnique) {
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
     EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas",
-                                             "tf32", "10", "cublas_bf16"}));
+                                             "tf32", "10", "11", "cublas_bf16"}));
 }
 
 TEST(MatmulRegistry, RolesAndPrecisions) {
     for (const matmul::StageInfo& stage : matmul::stages()) {
         const bool library =
             stage.id == "cublas" || stage.id == "tf32" || stage.id == "cublas_bf16";
-        const bool bf16 = stage.id == "10" || stage.id == "cublas_bf16";
+        const bool bf16 = stage.id == "10" || stage.id == "11" || stage.id == "cublas_bf16";
         EXPECT_EQ(stage.role, library ? StageRole::kBaseline : StageRole::kProgression) << stage.id;
         // One launcher for our own stages, of the kind of their operands; none for cuBLAS.
         EXPECT_EQ(stage.launch != nullptr, !library && !bf16) << stage.id;

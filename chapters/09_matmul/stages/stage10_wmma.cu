@@ -28,6 +28,7 @@
 #include <cuda_pipeline_primitives.h>
 #include <mma.h>
 
+#include "bf16_device.cuh"
 #include "cudatutorial/check.hpp"
 #include "matmul_device.cuh"
 #include "matmul_launchers.hpp"
@@ -51,7 +52,7 @@ constexpr int kStrideA = kTileK + kPad;  // A tile: kTileM rows of kTileK (+ pad
 constexpr int kStrideB = kTileN + kPad;  // B tile: kTileK rows of kTileN (+ pad)
 constexpr int kElementsA = kTileM * kStrideA;
 constexpr int kElementsB = kTileK * kStrideB;
-constexpr int kChunk = 8;  // BF16 per 16-byte copy
+constexpr int kChunk = kBf16PerChunk;
 
 struct SharedTiles {
     __nv_bfloat16 a[2][kElementsA];
@@ -64,23 +65,6 @@ static_assert(kFragmentsM * kFragment == kWarpM && kFragmentsN * kFragment == kW
 static_assert(kTileK % kChunk == 0 && kTileN % kChunk == 0, "whole 16-byte chunks per tile row");
 static_assert((kElementsA * 2) % 32 == 0 && (kElementsB * 2) % 32 == 0,
               "fragment loads need 32-byte aligned addresses");
-
-/// Copies the 16 bytes at `global` (8 BF16) to `shared`: asynchronously when kVector (zeros when
-/// !inside), else element by element, each checked against the row's end.
-template <bool kVector>
-__device__ void copy_chunk(__nv_bfloat16* shared, const __nv_bfloat16* global, bool inside,
-                           int valid) {
-    if constexpr (kVector) {
-        const auto to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(global),
-                     "r"(inside ? 16 : 0)
-                     : "memory");
-    } else {
-        for (int i = 0; i < kChunk; ++i) {
-            shared[i] = inside && i < valid ? global[i] : __float2bfloat16(0.0f);
-        }
-    }
-}
 
 /// Starts the copies of k-tile `k0` into buffer `buffer`: A's 128 x 32 and B's 32 x 128, each
 /// 512 chunks of 16 bytes, two a thread.
@@ -95,7 +79,7 @@ __device__ void copy_tiles(SharedTiles& s, const __nv_bfloat16* a, const __nv_bf
         const bool inside = tile_row + row < m && k0 + kk < k;
         const __nv_bfloat16* from =
             inside ? a + static_cast<std::size_t>(tile_row + row) * k + k0 + kk : a;
-        copy_chunk<kVector>(&s.a[buffer][row * kStrideA + kk], from, inside, k - (k0 + kk));
+        copy_bf16_chunk<kVector>(&s.a[buffer][row * kStrideA + kk], from, inside, k - (k0 + kk));
     }
     constexpr int kChunksB = kTileK * kTileN / kChunk;
     for (int e = t; e < kChunksB; e += kThreads) {
@@ -104,7 +88,7 @@ __device__ void copy_tiles(SharedTiles& s, const __nv_bfloat16* a, const __nv_bf
         const bool inside = k0 + kk < k && tile_col + col < n;
         const __nv_bfloat16* from =
             inside ? b + static_cast<std::size_t>(k0 + kk) * n + tile_col + col : b;
-        copy_chunk<kVector>(&s.b[buffer][kk * kStrideB + col], from, inside, n - (tile_col + col));
+        copy_bf16_chunk<kVector>(&s.b[buffer][kk * kStrideB + col], from, inside, n - (tile_col + col));
     }
 }
 
@@ -114,7 +98,7 @@ template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
     matmul_wmma(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
                 int k) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800  // BF16 WMMA: compute capability 8.0
+#if MATMUL_BF16_TENSOR_CORES
     using namespace nvcuda;
     __shared__ __align__(128) SharedTiles s;
     const int tile_row = static_cast<int>(blockIdx.x) * kTileM;  // tile_grid()'s order
