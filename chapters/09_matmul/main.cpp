@@ -338,6 +338,13 @@ int run(const Options& o) {
     std::vector<ct::ResultRow> rows;
     const int compute_capability = device.cc_major * 10 + device.cc_minor;
     for (const matmul::StageInfo* stage : checked.stages) {
+        if (stage->sm90a_only && compute_capability != 90) {
+            table.skip(*stage,
+                       "built for sm_90a (wgmma), which runs on compute capability 9.0 "
+                       "only; this GPU has " +
+                           std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor));
+            continue;
+        }
         if (stage->min_compute_capability > compute_capability) {
             table.skip(*stage, "needs compute capability " +
                                    std::to_string(stage->min_compute_capability / 10) + "." +

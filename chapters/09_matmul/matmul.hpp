@@ -143,6 +143,8 @@ struct StageInfo : cudatutorial::StageDescriptor {
     /// The compute capability its kernel needs (8.0 for the tensor-core stages' BF16 MMA); the
     /// run skips it, saying why, on an older GPU.
     int min_compute_capability = 0;  // major * 10 + minor; 0: any
+    /// Built for sm_90a alone (wgmma): runs on compute capability 9.0 and nothing else.
+    bool sm90a_only = false;
     Precision precision = Precision::kFp32;
     bool by_default = true;  ///< part of `--stage all`
     /// Stages 1 and 2 are slow enough (1% and 9% of the peak) that the bench's big sizes would

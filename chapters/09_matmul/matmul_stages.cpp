@@ -39,6 +39,12 @@ class StageRow {
         info_.min_compute_capability = major_minor;
         return *this;
     }
+    /// Built for sm_90a alone: compute capability 9.0 only.
+    StageRow& sm90a_only() {
+        info_.sm90a_only = true;
+        info_.min_compute_capability = 90;
+        return *this;
+    }
     /// Its role in the table (a progression step unless said otherwise).
     StageRow& role(cudatutorial::StageRole role) {
         info_.role = role;
@@ -126,6 +132,11 @@ std::vector<StageInfo> make_stages() {
                   "tiles, a ring of 4 k-tiles, C written from registers")
             .source("stages/stage11_mma_sync.cu", launch_mma_sync)
             .needs_compute_capability(80),
+        StageRow("12", "wgmma_tma")
+            .idea("Hopper: wgmma reads 64 x 128 x 16 tiles from shared memory, which the TMA copy "
+                  "engine fills (128-byte swizzle, an mbarrier per buffer); B N-major, as stored")
+            .source("stages/stage12_wgmma_tma.cu", launch_wgmma_tma)
+            .sm90a_only(),
         StageRow(kCublasBf16StageId, "cublas_gemm_bf16")
             .idea("cublasGemmEx on BF16 A, B and C, FP32 sums (the BF16 baseline)")
             .source("stages/cublas_baseline.cpp")

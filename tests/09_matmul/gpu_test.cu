@@ -74,12 +74,18 @@ struct Inputs {
     }
 };
 
-/// Whether the GPU has BF16 tensor cores (compute capability 8.0 or later).
-bool has_bf16_tensor_cores() {
-    int device = 0, major = 0;
+/// This GPU's compute capability, major * 10 + minor.
+int compute_capability() {
+    int device = 0, major = 0, minor = 0;
     CT_CHECK(cudaGetDevice(&device));
     CT_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 8;
+    CT_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+    return major * 10 + minor;
+}
+
+/// Whether the GPU has BF16 tensor cores (compute capability 8.0 or later).
+bool has_bf16_tensor_cores() {
+    return compute_capability() >= 80;
 }
 
 std::vector<Shape> shapes() {
@@ -104,11 +110,13 @@ std::vector<std::string> our_stages() {
     return ids;
 }
 
-/// Every row of the BF16 table: our tensor-core stages and cuBLAS's BF16 GEMM.
+/// Every row of the BF16 table this GPU runs: our tensor-core stages (the sm_90a ones on 9.0
+/// only) and cuBLAS's BF16 GEMM.
 std::vector<std::string> bf16_rows() {
     std::vector<std::string> ids;
     for (const matmul::StageInfo& stage : matmul::stages()) {
-        if (stage.precision == matmul::Precision::kBf16) {
+        if (stage.precision == matmul::Precision::kBf16 &&
+            (!stage.sm90a_only || compute_capability() == 90)) {
             ids.push_back(stage.id);
         }
     }

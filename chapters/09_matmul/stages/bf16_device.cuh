@@ -1,8 +1,12 @@
 // What the BF16 stage files share: the 16-byte copy of 8 BF16 into shared memory (asynchronous
-// where rows allow it, element by element otherwise). Device code: include from .cu files only.
+// where rows allow it, element by element otherwise), and the store of a 16 x 8 tile of sums
+// from the registers the tensor cores leave them in. Device code: include from .cu files only.
 #pragma once
 
 #include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
 
 // Whether this compilation pass can use the BF16 tensor cores (compute capability 8.0): always on
 // the host's pass; in device passes for older architectures (the no-GPU build's list starts at
@@ -34,6 +38,32 @@ __device__ void copy_bf16_chunk(__nv_bfloat16* shared, const __nv_bfloat16* glob
     } else {
         for (int i = 0; i < kBf16PerChunk; ++i) {
             shared[i] = inside && i < valid ? global[i] : __float2bfloat16(0.0f);
+        }
+    }
+}
+
+/// Lane l's sums of one 16 x 8 tile, as mma.sync and wgmma both leave them: (row l / 4, columns 2
+/// (l % 4) + 0, 1) in d[0], d[1] and the same columns 8 rows down in d[2], d[3]; rounded to BF16,
+/// written where inside C.
+__device__ inline void store_accumulator_16x8(__nv_bfloat16* c, int m, int n, int row0, int col0,
+                                              const float* d) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int col = col0 + (lane % 4) * 2;
+    for (int half = 0; half < 2; ++half) {
+        const int row = row0 + lane / 4 + half * 8;
+        if (row >= m || col >= n) {
+            continue;
+        }
+        __nv_bfloat16* to = c + static_cast<std::size_t>(row) * n + col;
+        const bool aligned_pairs = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 4 == 0;
+        if (col + 1 < n && aligned_pairs) {  // the pair is inside C and 4-byte aligned
+            *reinterpret_cast<__nv_bfloat162*>(to) =
+                __floats2bfloat162_rn(d[half * 2], d[half * 2 + 1]);
+        } else {
+            to[0] = __float2bfloat16_rn(d[half * 2]);
+            if (col + 1 < n) {
+                to[1] = __float2bfloat16_rn(d[half * 2 + 1]);
+            }
         }
     }
 }

@@ -88,7 +88,8 @@ __device__ void copy_tiles(SharedTiles& s, const __nv_bfloat16* a, const __nv_bf
         const bool inside = k0 + kk < k && tile_col + col < n;
         const __nv_bfloat16* from =
             inside ? b + static_cast<std::size_t>(k0 + kk) * n + tile_col + col : b;
-        copy_bf16_chunk<kVector>(&s.b[buffer][kk * kStrideB + col], from, inside, n - (tile_col + col));
+        copy_bf16_chunk<kVector>(&s.b[buffer][kk * kStrideB + col], from, inside,
+                                 n - (tile_col + col));
     }
 }
 

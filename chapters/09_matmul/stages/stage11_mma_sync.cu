@@ -95,8 +95,7 @@ __device__ void copy_tiles(__nv_bfloat16* ring, const __nv_bfloat16* a, const __
         const bool inside = k0 + row < k && tile_col + col < n;
         const __nv_bfloat16* from =
             inside ? b + static_cast<std::size_t>(k0 + row) * n + tile_col + col : b;
-        copy_bf16_chunk<kVector>(b_tile + b_offset(row, chunk), from, inside,
-                                 n - (tile_col + col));
+        copy_bf16_chunk<kVector>(b_tile + b_offset(row, chunk), from, inside, n - (tile_col + col));
     }
 }
 
@@ -166,38 +165,13 @@ __device__ void multiply_stage(const __nv_bfloat16* ring, int stage, int warp_ro
     }
 }
 
-/// Lane l's sums of one 16 x 8 tile: (row l / 4, columns 2 (l % 4) + 0, 1) in d[0], d[1] and
-/// the same columns 8 rows down in d[2], d[3]; rounded to BF16, written where inside C.
-__device__ void store_tile(__nv_bfloat16* c, int m, int n, int row0, int col0,
-                           const float (&d)[4]) {
-    const int lane = static_cast<int>(threadIdx.x) % 32;
-    const int col = col0 + (lane % 4) * 2;
-    for (int half = 0; half < 2; ++half) {
-        const int row = row0 + lane / 4 + half * 8;
-        if (row >= m || col >= n) {
-            continue;
-        }
-        __nv_bfloat16* to = c + static_cast<std::size_t>(row) * n + col;
-        const bool aligned_pairs = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % 4 == 0;
-        if (col + 1 < n && aligned_pairs) {  // the pair is inside C and 4-byte aligned
-            *reinterpret_cast<__nv_bfloat162*>(to) =
-                __floats2bfloat162_rn(d[half * 2], d[half * 2 + 1]);
-        } else {
-            to[0] = __float2bfloat16_rn(d[half * 2]);
-            if (col + 1 < n) {
-                to[1] = __float2bfloat16_rn(d[half * 2 + 1]);
-            }
-        }
-    }
-}
-
 #endif  // MATMUL_BF16_TENSOR_CORES
 
 // Two blocks per SM: 16 warps, at most 128 registers a thread (64 sums, 24 fragment registers).
 template <bool kVector>
 __global__ void __launch_bounds__(kThreads, 2)
-    matmul_mma_sync(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m,
-                    int n, int k) {
+    matmul_mma_sync(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int m, int n,
+                    int k) {
 #if MATMUL_BF16_TENSOR_CORES
     extern __shared__ __align__(128) __nv_bfloat16 ring[];
     const int tile_row = static_cast<int>(blockIdx.x) * kTileM;  // tile_grid()'s order
@@ -229,8 +203,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     for (int i = 0; i < kTilesM; ++i) {
         for (int j = 0; j < kTilesN; ++j) {
-            store_tile(c, m, n, tile_row + warp_row + i * kMmaM, tile_col + warp_col + j * kMmaN,
-                       sum[i][j]);
+            store_accumulator_16x8(c, m, n, tile_row + warp_row + i * kMmaM,
+                                   tile_col + warp_col + j * kMmaN, sum[i][j]);
         }
     }
 #endif

@@ -1,0 +1,166 @@
+// The Hopper primitives of stages 12 to 14, each a thin wrapper over one PTX instruction:
+// the mbarrier (a shared-memory barrier the copy engine can complete), the TMA tile copy that
+// completes on one, the wgmma shared-memory descriptor, and wgmma itself. sm_90a only: include
+// from the files CMake builds for that target alone.
+//
+// Why each one, in a sentence:
+//   - mbarrier: TMA copies arrive asynchronously; a thread announces how many bytes are coming
+//     (expect_tx), the copy engine counts them off as they land, and the phase flips when all
+//     have: waiting threads poll that phase, not a counter they update themselves.
+//   - cp.async.bulk.tensor: one thread asks the copy engine for a whole 2D box of a matrix (its
+//     tensor map says the shape, the strides and the swizzle); no thread moves a byte.
+//   - wgmma: the 4 warps of a warpgroup start one MMA of 64 x N x 16 together, reading A and B
+//     straight from shared memory through 64-bit descriptors, asynchronously: the warps go on
+//     (issuing the next MMA) until they wait for the group.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+
+#include <cstdint>
+
+namespace matmul::detail::hopper {
+
+/// The shared-memory address of `p` (a 32-bit offset in the CTA's window).
+__device__ inline std::uint32_t smem(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// Makes `barrier` expect one arrival per phase (the producer's expect_tx).
+__device__ inline void mbarrier_init(std::uint64_t* barrier, unsigned arrivals) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem(barrier)), "r"(arrivals)
+                 : "memory");
+}
+
+/// Orders the mbarrier inits before their use by the copy engine (the async proxy).
+__device__ inline void fence_barrier_init() {
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/// Arrives on `barrier` and says `bytes` more will land on it before its phase completes.
+__device__ inline void mbarrier_expect_bytes(std::uint64_t* barrier, unsigned bytes) {
+    asm volatile(
+        "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem(barrier)),
+        "r"(bytes)
+        : "memory");
+}
+
+/// Set once any wait below has given up: every later wait in the module returns at once.
+static __device__ unsigned int wait_gave_up = 0;
+
+/// Waits until `barrier`'s phase `parity` has completed. Bounded: a wait that outlasts 4 seconds
+/// (a bug: a phase nobody completes) gives up, and so does every wait after it, so the kernel
+/// ends with a wrong product, which the verification reports, instead of hanging the GPU. (Not
+/// a trap, nor a printf: ending a thread or calling a function between wgmma instructions makes
+/// the compiler wait for or serialize them.)
+__device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
+    std::uint64_t start = 0;
+    for (;;) {
+        std::uint32_t done = 0;
+        asm volatile(
+            "{\n"
+            ".reg .pred p;\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n"
+            "}\n"
+            : "=r"(done)
+            : "r"(smem(barrier)), "r"(parity)
+            : "memory");
+        if (done || *static_cast<volatile unsigned*>(&wait_gave_up) != 0) {
+            return;
+        }
+        std::uint64_t now = 0;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (start == 0) {
+            start = now;
+        } else if (now - start > 4000000000ull) {
+            atomicExch(&wait_gave_up, 1u);
+            return;
+        }
+    }
+}
+
+/// Starts the copy of the box at (column `col`, row `row`) of `map`'s matrix into `to`; the
+/// copy engine counts its bytes off `barrier` as they land.
+__device__ inline void tma_load_2d(void* to, const CUtensorMap* map, int col, int row,
+                                   std::uint64_t* barrier) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(smem(to)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(smem(barrier))
+        : "memory");
+}
+
+/// A wgmma operand descriptor for a tile stored with the 128-byte swizzle (bits 62-63 = 1):
+/// the start address, the leading- and stride-dimension byte offsets, each in 16-byte units.
+/// The 128-byte pattern repeats every 1,024 bytes, so every tile starts on a 1,024-byte
+/// boundary (base offset 0), and a start inside a pattern (a k step into a K-major row) is
+/// legal: the swizzle is computed on the address bits.
+__device__ inline std::uint64_t descriptor(const void* start, std::uint32_t leading_bytes,
+                                           std::uint32_t stride_bytes) {
+    return (static_cast<std::uint64_t>(smem(start) >> 4) & 0x3FFF) |
+           (static_cast<std::uint64_t>((leading_bytes >> 4) & 0x3FFF) << 16) |
+           (static_cast<std::uint64_t>((stride_bytes >> 4) & 0x3FFF) << 32) |
+           (std::uint64_t{1} << 62);
+}
+
+/// Makes the accumulators' registers safe to hand to wgmma (before the first of a batch).
+__device__ inline void wgmma_fence() {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+/// Closes the batch of wgmma issued since the last commit into one group.
+__device__ inline void wgmma_commit() {
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+/// Waits until at most `kPending` committed groups are still running.
+template <int kPending>
+__device__ inline void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Keeps the compiler from moving reads or writes of `d` across this point: an accumulator
+/// wgmma is still writing must not be touched before wgmma_wait says it is done.
+template <int kCount>
+__device__ inline void fence_registers(float (&d)[kCount]) {
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) {
+        asm volatile("" : "+f"(d[i])::"memory");
+    }
+}
+
+/// d (64 x 128, FP32, in the warpgroup's registers) += A (64 x 16, K-major) . B (16 x 128,
+/// N-major: B's rows are row-major k x n, which wgmma reads transposed, imm-trans-b = 1), both
+/// BF16 in shared memory behind their descriptors. Thread t of the warpgroup holds rows
+/// 16 (t / 32) + (t % 32) / 4 (+ 8) of C, 2 columns of each 8: d[4 j .. 4 j + 3] are the
+/// 16 x 8 tile j as mma.sync leaves one. The operands after the descriptors: accumulate (d +=,
+/// not d =), A and B not negated, A not transposed (K-major), B transposed (N-major).
+__device__ inline void wgmma_m64n128k16(float (&d)[64], std::uint64_t a, std::uint64_t b) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16\n"
+        "{"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+        "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
+        "%26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
+        "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+        "%62, %63"
+        "},\n"
+        " %64, %65, accumulate, 1, 1, 0, 1;\n"
+        "}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1));
+}
+
+}  // namespace matmul::detail::hopper
