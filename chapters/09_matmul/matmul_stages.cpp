@@ -137,6 +137,11 @@ std::vector<StageInfo> make_stages() {
                   "engine fills (128-byte swizzle, an mbarrier per buffer); B N-major, as stored")
             .source("stages/stage12_wgmma_tma.cu", launch_wgmma_tma)
             .sm90a_only(),
+        StageRow("13", "warp_specialized")
+            .idea("a producer warpgroup only copies, two consumers only multiply (128 x 256 "
+                  "tiles, m64n256k16), full and empty mbarriers, setmaxnreg moves registers")
+            .source("stages/stage13_warp_specialized.cu", launch_warp_specialized)
+            .sm90a_only(),
         StageRow(kCublasBf16StageId, "cublas_gemm_bf16")
             .idea("cublasGemmEx on BF16 A, B and C, FP32 sums (the BF16 baseline)")
             .source("stages/cublas_baseline.cpp")

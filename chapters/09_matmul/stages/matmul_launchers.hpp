@@ -48,6 +48,7 @@ void launch_async_pipeline(const LaunchArgs& args);         // stage 9
 void launch_wmma(const Bf16LaunchArgs& args);               // stage 10
 void launch_mma_sync(const Bf16LaunchArgs& args);           // stage 11
 void launch_wgmma_tma(const Bf16LaunchArgs& args);          // stage 12 (sm_90a)
+void launch_warp_specialized(const Bf16LaunchArgs& args);   // stage 13 (sm_90a)
 
 /// Stage 8's candidate shapes: how many, and each one's name ("128x128 tile, 64x32 warps, ...").
 int warp_tiling_candidates();

@@ -45,6 +45,26 @@ __device__ inline void mbarrier_expect_bytes(std::uint64_t* barrier, unsigned by
         : "memory");
 }
 
+/// Arrives on `barrier` (one of the arrivals its phase expects), with release semantics: what
+/// this thread did before (its reads of the buffer the barrier guards) happens before the phase
+/// completes.
+__device__ inline void mbarrier_arrive(std::uint64_t* barrier) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(smem(barrier))
+                 : "memory");
+}
+
+/// Gives this warpgroup's registers back down to kRegisters a thread (the producer, which needs
+/// few), or raises them to kRegisters (the consumers, which hold the sums): the SM moves
+/// registers between warpgroups of one block. Every warp of the warpgroup executes it.
+template <int kRegisters>
+__device__ inline void release_registers_to() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ inline void claim_registers_up_to() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+}
+
 /// Set once any wait below has given up: every later wait in the module returns at once.
 static __device__ unsigned int wait_gave_up = 0;
 
@@ -128,12 +148,13 @@ __device__ inline void fence_registers(float (&d)[kCount]) {
     }
 }
 
-/// d (64 x 128, FP32, in the warpgroup's registers) += A (64 x 16, K-major) . B (16 x 128,
-/// N-major: B's rows are row-major k x n, which wgmma reads transposed, imm-trans-b = 1), both
-/// BF16 in shared memory behind their descriptors. Thread t of the warpgroup holds rows
+/// d (64 x N, FP32, in the warpgroup's registers) += A (64 x 16, K-major) . B (16 x N, N-major:
+/// B's rows are row-major k x n, which wgmma reads transposed, imm-trans-b = 1), both BF16 in
+/// shared memory behind their descriptors. Thread t of the warpgroup holds rows
 /// 16 (t / 32) + (t % 32) / 4 (+ 8) of C, 2 columns of each 8: d[4 j .. 4 j + 3] are the
 /// 16 x 8 tile j as mma.sync leaves one. The operands after the descriptors: accumulate (d +=,
-/// not d =), A and B not negated, A not transposed (K-major), B transposed (N-major).
+/// not d =), A and B not negated, A not transposed (K-major), B transposed (N-major). N = 128
+/// (64 registers a thread) and N = 256 (128).
 __device__ inline void wgmma_m64n128k16(float (&d)[64], std::uint64_t a, std::uint64_t b) {
     asm volatile(
         "{\n"
@@ -160,6 +181,49 @@ __device__ inline void wgmma_m64n128k16(float (&d)[64], std::uint64_t a, std::ui
           "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
           "+f"(d[63])
+        : "l"(a), "l"(b), "r"(1));
+}
+
+__device__ inline void wgmma_m64n256k16(float (&d)[128], std::uint64_t a, std::uint64_t b) {
+    asm volatile(
+        "{\n"
+        ".reg .pred accumulate;\n"
+        "setp.ne.b32 accumulate, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16\n"
+        "{"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, "
+        "%14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, "
+        "%26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
+        "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, "
+        "%50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+        "%62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "
+        "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
+        "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, "
+        "%98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "
+        "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, "
+        "%118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+        "},\n"
+        " %128, %129, accumulate, 1, 1, 0, 1;\n"
+        "}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
+          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
+          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
+          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
+          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
+          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
+          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(a), "l"(b), "r"(1));
 }
 
