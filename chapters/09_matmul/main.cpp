@@ -96,13 +96,18 @@ Checked check_options(const Options& o) {
 
 /// Device memory the run needs: A, B and C twice (the timed data and the integers; BF16 runs
 /// keep FP32 copies of A and B for the reference), the two FP64 references (value and scale, 16
-/// bytes per element of C), and room for cuBLAS.
+/// bytes per element of C), the BF16 baseline's trial copy, and room for cuBLAS.
 std::size_t bytes_needed(const matmul::Shape& s, matmul::Operands operands) {
     const std::size_t inputs = s.m * s.k + s.k * s.n;
     const std::size_t per_problem = operands == matmul::Operands::kBf16
                                         ? inputs * (sizeof(float) + 2) + s.m * s.n * 2
                                         : (inputs + s.m * s.n) * sizeof(float);
-    return 2 * per_problem + 2 * s.m * s.n * 2 * sizeof(double) + (std::size_t{256} << 20);
+    // The BF16 baseline times its candidates on a copy of its own (and a 32 MiB workspace).
+    const std::size_t baseline_trial = operands == matmul::Operands::kBf16
+                                           ? (inputs + s.m * s.n) * 2 + (std::size_t{32} << 20)
+                                           : 0;
+    return 2 * per_problem + 2 * s.m * s.n * 2 * sizeof(double) + baseline_trial +
+           (std::size_t{256} << 20);
 }
 
 /// The inputs of one data pattern on the device, with their FP64 reference (checked against the

@@ -31,7 +31,7 @@ Multiplier::Multiplier(const std::string& stage_id, const Shape& shape, int cand
     impl_->shape = shape;
     impl_->candidate = candidate;
     if (impl_->stage->launch == nullptr && impl_->stage->launch_bf16 == nullptr) {
-        impl_->cublas = std::make_unique<detail::CublasGemm>(impl_->stage->precision);
+        impl_->cublas = std::make_unique<detail::CublasGemm>(impl_->stage->precision, shape);
     }
 }
 

@@ -11,11 +11,13 @@ namespace matmul::detail {
 
 /// A cuBLAS handle set up for one row: plain FP32 (CUBLAS_DEFAULT_MATH, the baseline), TF32
 /// tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32, a labelled reference in another precision), or
-/// BF16 in and out with FP32 sums (the BF16 table's baseline). Created outside the timed runs;
-/// needs a GPU.
+/// BF16 in and out with FP32 sums (the BF16 table's baseline). For BF16 the constructor also
+/// chooses how to call cuBLAS at `shape`: cublasGemmEx and cuBLASLt's top heuristic algorithms
+/// (a 32 MiB workspace) are each timed on random data of that shape, and the fastest is used;
+/// math_mode() names it and lists the times. Created outside the timed runs; needs a GPU.
 class CublasGemm {
   public:
-    explicit CublasGemm(Precision precision);
+    explicit CublasGemm(Precision precision, const Shape& shape = Shape{});
     ~CublasGemm();
     CublasGemm(const CublasGemm&) = delete;
     CublasGemm& operator=(const CublasGemm&) = delete;
