@@ -368,6 +368,15 @@ int run(const Options& o) {
         rows.push_back(table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
                                                           table.options().benchmark_config())));
     }
+    // A tensor map needs 16-byte rows: stages 12 and 13 run stage 11's kernel where they are not.
+    const bool tma_rows = checked.shape.k % 8 == 0 && checked.shape.n % 8 == 0;
+    if (bf16 && !tma_rows &&
+        std::any_of(checked.stages.begin(), checked.stages.end(),
+                    [](const matmul::StageInfo* s) { return s->sm90a_only; })) {
+        table.add_note("k or n is not a multiple of 8: a TMA tensor map cannot describe rows that "
+                       "are not multiples of 16 bytes, so the rows of stages 12 and 13 ran stage "
+                       "11's kernel (cp.async, any shape)");
+    }
     const matmul::Fp32Peak fp32_peak = matmul::fp32_peak(device, ct::observed_clocks());
     const matmul::Bf16Peak bf16_peak = matmul::bf16_peak(device, ct::observed_clocks());
     table.info().set(bf16 ? "BF16 peak" : "FP32 peak",
