@@ -97,13 +97,15 @@ struct Rank {
 
 Rank make_rank(const Options& o, std::size_t capacity, std::uint32_t first_counter) {
     const std::size_t n = o.n;
-    Rank r{ct::DeviceBuffer<float>(n), ct::DeviceBuffer<float>(n),
-           ct::DeviceBuffer<float>(n * o.calls), ct::DeviceBuffer<float>(n * o.calls),
-           ct::DeviceBuffer<float>(2 * kRanks * capacity),
-           ct::DeviceBuffer<std::uint32_t>(std::vector<std::uint32_t>(mg::kFlagWords,
-                                                                       first_counter)),
-           ct::DeviceBuffer<std::uint32_t>(std::vector<std::uint32_t>(mg::kMaxPeerBlocks,
-                                                                       first_counter))};
+    Rank r{
+        ct::DeviceBuffer<float>(n),
+        ct::DeviceBuffer<float>(n),
+        ct::DeviceBuffer<float>(n * o.calls),
+        ct::DeviceBuffer<float>(n * o.calls),
+        ct::DeviceBuffer<float>(2 * kRanks * capacity),
+        ct::DeviceBuffer<std::uint32_t>(std::vector<std::uint32_t>(mg::kFlagWords, first_counter)),
+        ct::DeviceBuffer<std::uint32_t>(
+            std::vector<std::uint32_t>(mg::kMaxPeerBlocks, first_counter))};
     CT_CHECK(cudaMemset(r.staging.data(), 0xff, r.staging.size() * sizeof(float)));
     CT_CHECK(cudaMemset(r.recv.data(), 0xff, n * sizeof(float)));
     return r;
@@ -167,8 +169,8 @@ std::string first_mismatch(const std::vector<Rank>& ranks, const Options& o,
             std::ostringstream why;
             why << "GPU " << g << ", call " << call << " of " << o.calls << " (call number "
                 << static_cast<std::uint32_t>(first_seq + call) << ", "
-                << (late < 0 ? "no GPU late" : "GPU " + std::to_string(late) + " late") << "): "
-                << wrong << " of " << n << " floats wrong, the first at " << first << ": "
+                << (late < 0 ? "no GPU late" : "GPU " + std::to_string(late) + " late")
+                << "): " << wrong << " of " << n << " floats wrong, the first at " << first << ": "
                 << result[first] << " instead of " << expected[first]
                 << (result[first] != result[first] ? " (the staging poison: a slot read before "
                                                      "the peer's stores arrived)"
@@ -179,17 +181,116 @@ std::string first_mismatch(const std::vector<Rank>& ranks, const Options& o,
     return {};
 }
 
-int run(const Options& o) {
-    if (o.n < 1 || o.n > (std::uint64_t{1} << 26)) {
-        throw ct::UsageError("--n must be 1 to 2^26 floats");
+/// Every call's argument block: rank g sends from its own buffers into every peer's staging.
+std::vector<ex::OneShotArgs> make_args(const Options& o, std::vector<Rank>& ranks,
+                                       std::size_t capacity) {
+    std::vector<ex::OneShotArgs> args(kRanks);
+    for (int g = 0; g < kRanks; ++g) {
+        ex::OneShotArgs& a = args[g];
+        a.rank = g;
+        a.ranks = kRanks;
+        a.send = ranks[g].send.data();
+        a.recv = ranks[g].recv.data();
+        for (int p = 0; p < kRanks; ++p) {
+            a.flags[p] = ranks[p].flags.data();
+            a.staging[p] = ranks[p].staging.data();
+        }
+        a.counters = ranks[g].counters.data();
+        a.n = o.n;
+        a.capacity = capacity;
+        a.hold_back_ns = static_cast<std::uint32_t>(o.hold_back_us) * 1000u;
     }
-    ct::require_power_of_two_block(o.threads, 32, 1024, "--threads");
+    return args;
+}
+
+/// The header: the size, the launch, the hold-back and the call numbers the run crosses.
+ct::RunInfo describe(const Options& o, unsigned blocks, std::uint32_t first_seq) {
+    ct::RunInfo info = ct::make_run_info("one_shot_barrier_exercise",
+                                         "exercise multi-gpu-4: the one-shot all-reduce's flag "
+                                         "barrier on GPUs 0 and 1",
+                                         ct::query_device(0));
+    info.peak_bandwidth_gbs = 0;  // GB/s here is message bytes per call over two GPUs
+    info.set("n", std::to_string(o.n) + " floats (" + ct::format_bytes(o.n * 4.0) + ")");
+    info.set("launch", std::to_string(blocks) + " x " + std::to_string(o.threads));
+    if (o.hold_back_us > 0) {
+        info.set("hold-back", "warps 1 and up store " + std::to_string(o.hold_back_us) +
+                                  " us late on every call");
+    }
+    info.set("calls", std::to_string(o.calls) + " back to back, call numbers " +
+                          std::to_string(first_seq) + " to " +
+                          std::to_string(static_cast<std::uint32_t>(first_seq + o.calls - 1)));
+    return info;
+}
+
+/// Whether two GPUs with peer access are here; if not, says so and gives the exit code.
+int missing_gpus() {
     const int count = ct::cuda_device_count();
     if (count < kRanks) {
         std::cout << "not checked: exercise multi-gpu-4 needs two GPUs in one process; this "
                      "machine has "
                   << count << "\n";
         return ct::to_int(ct::ExitCode::kCudaError);
+    }
+    return 0;
+}
+
+/// Times the call with no GPU late, each from the moment GPU 0's stream starts it to the moment
+/// both have finished (fork and join through events), then checks the last result once more.
+/// `end_hung` ends the run when a timed call does not finish.
+template <class EndHung>
+void time_calls(const Options& o, const mg::GpuSet& gpus, std::vector<Rank>& ranks,
+                std::vector<ex::OneShotArgs>& args, unsigned blocks, ct::ResultRow& row,
+                const EndHung& end_hung) {
+    for (ex::OneShotArgs& a : args) {
+        a.hold_back_ns = 0;  // the time of the call itself, not of the test's delay
+    }
+    const mg::ForkJoin order(gpus);
+    cudaEvent_t start = nullptr;
+    cudaEvent_t stop = nullptr;
+    const mg::DeviceGuard guard(0);
+    CT_CHECK(cudaEventCreate(&start));
+    CT_CHECK(cudaEventCreate(&stop));
+    std::vector<double> samples;
+    for (int rep = 0; rep < o.common.warmup + o.common.repetitions; ++rep) {
+        CT_CHECK(cudaEventRecord(start, gpus.stream(0)));
+        order.fork();
+        for (int g = 0; g < kRanks; ++g) {
+            const mg::DeviceGuard on(g);
+            ex::launch_one_shot(args[g], blocks, static_cast<unsigned>(o.threads), gpus.stream(g));
+        }
+        order.join();
+        CT_CHECK(cudaEventRecord(stop, gpus.stream(0)));
+        if (!finished_within(gpus, o.hang_seconds)) {
+            end_hung("a timed call");
+        }
+        float ms = 0;
+        CT_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        if (rep >= o.common.warmup) {
+            samples.push_back(ms);
+        }
+    }
+    CT_CHECK(cudaEventDestroy(start));
+    CT_CHECK(cudaEventDestroy(stop));
+    row.timed = true;
+    row.stats = ct::summarize(samples);
+    const std::vector<float> expected = mg::allreduce_expected(o.seed + o.calls - 1, kRanks, o.n);
+    for (int g = 0; g < kRanks && row.passed; ++g) {
+        const mg::DeviceGuard on(g);
+        if (std::memcmp(ranks[g].recv.to_host().data(), expected.data(), o.n * sizeof(float)) !=
+            0) {
+            row.passed = false;
+            row.detail = "GPU " + std::to_string(g) + ": wrong after the timed calls";
+        }
+    }
+}
+
+int run(const Options& o) {
+    if (o.n < 1 || o.n > (std::uint64_t{1} << 26)) {
+        throw ct::UsageError("--n must be 1 to 2^26 floats");
+    }
+    ct::require_power_of_two_block(o.threads, 32, 1024, "--threads");
+    if (const int code = missing_gpus(); code != 0) {
+        return code;
     }
     const mg::GpuSet gpus({0, 1});
     if (!gpus.all_peers_enabled()) {
@@ -200,7 +301,8 @@ int run(const Options& o) {
     const std::size_t n = o.n;
     const std::size_t capacity = (n + 3) / 4 * 4;
     // Call k has the number first_seq + k: the counters start where call wrap_after is number 0.
-    const std::uint32_t first_counter = ~std::uint32_t{0} - static_cast<std::uint32_t>(o.wrap_after);
+    const std::uint32_t first_counter =
+        ~std::uint32_t{0} - static_cast<std::uint32_t>(o.wrap_after);
     const std::uint32_t first_seq = first_counter + 1;
 
     std::vector<Rank> ranks;
@@ -218,24 +320,9 @@ int run(const Options& o) {
         resident = std::min(resident, ex::one_shot_resident_blocks(o.threads));
     }
     const std::size_t wanted = (capacity / 4 + o.threads - 1) / o.threads;
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<std::size_t>(o.blocks > 0 ? o.blocks : wanted, resident));
-    std::vector<ex::OneShotArgs> args(kRanks);
-    for (int g = 0; g < kRanks; ++g) {
-        ex::OneShotArgs& a = args[g];
-        a.rank = g;
-        a.ranks = kRanks;
-        a.send = ranks[g].send.data();
-        a.recv = ranks[g].recv.data();
-        for (int p = 0; p < kRanks; ++p) {
-            a.flags[p] = ranks[p].flags.data();
-            a.staging[p] = ranks[p].staging.data();
-        }
-        a.counters = ranks[g].counters.data();
-        a.n = n;
-        a.capacity = capacity;
-        a.hold_back_ns = static_cast<std::uint32_t>(o.hold_back_us) * 1000u;
-    }
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<std::size_t>(o.blocks > 0 ? o.blocks : wanted, resident));
+    std::vector<ex::OneShotArgs> args = make_args(o, ranks, capacity);
     gpus.synchronize_devices();
 
     // Every call on each GPU's own stream: a new input into send, maybe a delay, the call, and
@@ -259,26 +346,13 @@ int run(const Options& o) {
         }
     }
 
-    ct::RunInfo info = ct::make_run_info("one_shot_barrier_exercise",
-                                         "exercise multi-gpu-4: the one-shot all-reduce's flag "
-                                         "barrier on GPUs 0 and 1",
-                                         ct::query_device(0));
-    info.peak_bandwidth_gbs = 0;  // GB/s here is message bytes per call over two GPUs
-    info.set("n", std::to_string(n) + " floats (" + ct::format_bytes(n * 4.0) + ")");
-    info.set("launch", std::to_string(blocks) + " x " + std::to_string(o.threads));
-    if (o.hold_back_us > 0) {
-        info.set("hold-back", "warps 1 and up store " + std::to_string(o.hold_back_us) +
-                                  " us late on every call");
-    }
-    info.set("calls", std::to_string(o.calls) + " back to back, call numbers " +
-                          std::to_string(first_seq) + " to " +
-                          std::to_string(static_cast<std::uint32_t>(first_seq + o.calls - 1)));
-    ct::ResultTable table(info);
+    ct::ResultTable table(describe(o, blocks, first_seq));
     ct::ResultRow row;
     row.id = "4";
     row.name = "one_shot (your flag barrier)";
-    row.idea = "push into every peer's staging, one system-scope release/acquire flag barrier, "
-               "sum in rank order";
+    row.idea =
+        "push into every peer's staging, one system-scope release/acquire flag barrier, "
+        "sum in rank order";
     row.bytes = n * 4.0;
     row.with("calls", std::to_string(o.calls)).with("blocks", std::to_string(blocks));
     // A FAIL for calls still running after --hang-seconds. The kernels spin on: only ending the
@@ -299,52 +373,8 @@ int run(const Options& o) {
     const std::string mismatch = first_mismatch(ranks, o, first_seq);
     row.passed = mismatch.empty();
     row.detail = mismatch;
-
-    // Timed: the same call with no GPU late, each from the moment GPU 0's stream starts it to the
-    // moment both have finished (fork and join through events), then checked once more.
     if (row.passed && o.common.repetitions > 0) {
-        for (ex::OneShotArgs& a : args) {
-            a.hold_back_ns = 0;  // the time of the call itself, not of the test's delay
-        }
-        const mg::ForkJoin order(gpus);
-        cudaEvent_t start = nullptr;
-        cudaEvent_t stop = nullptr;
-        const mg::DeviceGuard guard(0);
-        CT_CHECK(cudaEventCreate(&start));
-        CT_CHECK(cudaEventCreate(&stop));
-        std::vector<double> samples;
-        for (int rep = 0; rep < o.common.warmup + o.common.repetitions; ++rep) {
-            CT_CHECK(cudaEventRecord(start, gpus.stream(0)));
-            order.fork();
-            for (int g = 0; g < kRanks; ++g) {
-                const mg::DeviceGuard on(g);
-                ex::launch_one_shot(args[g], blocks, static_cast<unsigned>(o.threads),
-                                    gpus.stream(g));
-            }
-            order.join();
-            CT_CHECK(cudaEventRecord(stop, gpus.stream(0)));
-            if (!finished_within(gpus, o.hang_seconds)) {
-                end_hung("a timed call");
-            }
-            float ms = 0;
-            CT_CHECK(cudaEventElapsedTime(&ms, start, stop));
-            if (rep >= o.common.warmup) {
-                samples.push_back(ms);
-            }
-        }
-        CT_CHECK(cudaEventDestroy(start));
-        CT_CHECK(cudaEventDestroy(stop));
-        row.timed = true;
-        row.stats = ct::summarize(samples);
-        const std::vector<float> expected = mg::allreduce_expected(o.seed + o.calls - 1, kRanks, n);
-        for (int g = 0; g < kRanks && row.passed; ++g) {
-            const mg::DeviceGuard on(g);
-            if (std::memcmp(ranks[g].recv.to_host().data(), expected.data(),
-                            n * sizeof(float)) != 0) {
-                row.passed = false;
-                row.detail = "GPU " + std::to_string(g) + ": wrong after the timed calls";
-            }
-        }
+        time_calls(o, gpus, ranks, args, blocks, row, end_hung);
     }
     table.add(row);
     return ct::finish_table(table, o.common);
@@ -353,8 +383,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Exercise multi-gpu-4: the one-shot all-reduce's flag barrier, checked on two "
-                 "GPUs (exercises/multi-gpu-4/README.md)"};
+    CLI::App app{
+        "Exercise multi-gpu-4: the one-shot all-reduce's flag barrier, checked on two "
+        "GPUs (exercises/multi-gpu-4/README.md)"};
     Options o;
     add_options(app, o);
     return ct::run_program(app, argc, argv, [&] { return run(o); });

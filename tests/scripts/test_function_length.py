@@ -1,4 +1,4 @@
-"""No function in chapters/ or common/ is over 120 lines: a longer one is a section driver or a
+"""No function in chapters/, common/, exercises/, scripts/ or tests/ is over 120 lines: a longer one is a section driver or a
 kernel that has become several ideas, and a student reading beside the lesson loses the thread
 (run by ctest as docs.scripts_unit_tests).
 
@@ -56,7 +56,7 @@ def functions(text):
 def long_functions(root, limit=LIMIT):
     """["path:line: N lines: signature"] for every function over `limit` lines."""
     result = []
-    for folder in ("chapters", "common"):
+    for folder in ("chapters", "common", "exercises", "scripts", "tests"):
         for path in sorted((root / folder).rglob("*")):
             if path.suffix not in SUFFIXES or not path.is_file():
                 continue
