@@ -1,36 +1,26 @@
-// The few kernels chapter 7 needs besides chapters 3 and 5's: element-wise sums whose inputs may
-// live on other GPUs. A load from a peer GPU's memory is an ordinary global load; the address
-// says which GPU answers (unified virtual addressing), and with peer access enabled the SM's
-// request travels over NVLink or PCIe instead of to local DRAM. Nothing else changes in the code.
+// The few kernels chapter 7 needs besides chapters 3 and 5's: element-wise sums of many sources,
+// whose inputs may live on other GPUs (the add of two, stage 3's, is in its stage file). A load
+// from a peer GPU's memory is an ordinary global load; the address says which GPU answers (unified
+// virtual addressing), and with peer access enabled the SM's request travels over NVLink or PCIe
+// instead of to local DRAM. Nothing else changes in the code.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
 #include "cudatutorial/check.hpp"
+#include "elementwise_launch.hpp"
 #include "multi_gpu.hpp"
 
 namespace multi_gpu::detail {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kElementwiseThreads;
 constexpr int kMaxParts = 16;
-// Enough blocks to keep every SM of any current GPU busy and many loads in flight; the kernels
-// are grid-stride, so this is an upper bound, not a requirement.
-constexpr std::size_t kMaxBlocks = 4096;
 
 template <typename T>
 struct Parts {
     const T* pointer[kMaxParts];
 };
-
-unsigned int blocks_for(std::size_t items) {
-    const std::size_t blocks = (items + kThreads - 1) / kThreads;
-    return static_cast<unsigned int>(std::max<std::size_t>(1, std::min(blocks, kMaxBlocks)));
-}
-
-bool aligned16(const void* pointer) {
-    return reinterpret_cast<std::uintptr_t>(pointer) % 16 == 0;
-}
 
 __global__ void sum_words_kernel(Parts<unsigned int> sources, int parts, unsigned int* dst,
                                  std::size_t count) {
@@ -41,25 +31,6 @@ __global__ void sum_words_kernel(Parts<unsigned int> sources, int parts, unsigne
             sum += sources.pointer[p][i];
         }
         dst[i] = sum;
-    }
-}
-
-// 16-byte loads: a peer load costs a round trip over the link, so each one should carry as many
-// bytes as it can (chapter 3, stage 10's lesson, with a much longer latency).
-__global__ void add_float4_kernel(const float4* a, const float4* b, float4* dst,
-                                  std::size_t vectors) {
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < vectors;
-         i += std::size_t{gridDim.x} * blockDim.x) {
-        const float4 x = a[i];
-        const float4 y = b[i];
-        dst[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
-    }
-}
-
-__global__ void add_float_kernel(const float* a, const float* b, float* dst, std::size_t count) {
-    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x) {
-        dst[i] = a[i] + b[i];
     }
 }
 
@@ -104,31 +75,6 @@ void launch_sum_words(const unsigned int* const* sources, int parts, unsigned in
     Parts<unsigned int> p{};
     std::copy(sources, sources + parts, p.pointer);
     sum_words_kernel<<<blocks_for(count), kThreads, 0, stream>>>(p, parts, dst, count);
-    CT_CHECK_LAUNCH();
-}
-
-void launch_add_floats(const float* a, const float* b, float* dst, std::size_t count,
-                       cudaStream_t stream) {
-    if (count == 0) {
-        return;
-    }
-    if (aligned16(a) && aligned16(b) && aligned16(dst)) {
-        const std::size_t vectors = count / 4;
-        if (vectors > 0) {
-            add_float4_kernel<<<blocks_for(vectors), kThreads, 0, stream>>>(
-                reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
-                reinterpret_cast<float4*>(dst), vectors);
-            CT_CHECK_LAUNCH();
-        }
-        const std::size_t done = vectors * 4;
-        if (done < count) {  // the last 1-3 floats
-            add_float_kernel<<<1, kThreads, 0, stream>>>(a + done, b + done, dst + done,
-                                                         count - done);
-            CT_CHECK_LAUNCH();
-        }
-        return;
-    }
-    add_float_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, dst, count);
     CT_CHECK_LAUNCH();
 }
 

@@ -245,7 +245,8 @@ class PartialCombiner {
     std::unique_ptr<Impl> impl_;
 };
 
-/// Device-side helpers shared by the combiners and the all-reduce stages (kernels.cu).
+/// Device-side helpers shared by the combiners and the all-reduce stages (kernels.cu; the add
+/// of two in allreduce/stage3_ring_peer_kernel.cu).
 namespace detail {
 /// dst[i] = sum over p < parts of sources[p][i], i < count, on the current device's `stream`.
 /// The sources may live on other GPUs (peer access).
@@ -362,7 +363,7 @@ std::unique_ptr<AllReducer> make_naive_gather_broadcast(const GpuSet& gpus, std:
 /// (allreduce/stage2_ring_memcpy.cpp).
 std::unique_ptr<AllReducer> make_ring_memcpy(const GpuSet& gpus, std::size_t n);
 /// Stage 3: the ring, each step one kernel that loads the neighbour's chunk through peer access
-/// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cpp).
+/// and adds in the same pass (allreduce/stage3_ring_peer_kernel.cu).
 std::unique_ptr<AllReducer> make_ring_peer_kernel(const GpuSet& gpus, std::size_t n);
 /// Stages 2 and 3 made on a team: the same ring with step boundaries through flags instead of
 /// events, so that it runs in one process per GPU (allreduce/ring_team.cpp).
