@@ -1,7 +1,8 @@
-"""class.html: the page a teacher opens first and projects. At the top, the runs (dates, commits,
-clocks, tuning choices; a warning where the GPUs did not run the same code) and the summary: one
-row per case, the fastest correct stage on each GPU, its time, × the baseline, and how each GPU
-compares with the first. Then each case: its figures and its table, one column per GPU kind.
+"""class.html: the page a teacher opens first and projects. At the top, one line on whether the
+GPUs ran the same code and the summary: one row per case, the fastest correct stage on each GPU,
+its time, × the baseline, and how each GPU compares with the first. Then how to read it and the
+runs (dates, commits, clocks, tuning choices), folded. Then each case: its figures and its table,
+one column per GPU kind.
 One file: the figures are inlined as SVG, nothing is loaded from beside the page or the network."""
 import html
 import re
@@ -19,6 +20,7 @@ h1 { font-size: 1.8em; margin: 0.2em 0; } h2 { font-size: 1.5em; margin-top: 2em
 border-bottom: 3px solid #4c72b0; } h3 { font-size: 1.25em; margin-top: 2em;
 border-bottom: 1px solid #ccc; }
 p.lead { margin: 0.3em 0 0.6em; font-size: 0.9em; color: #333; }
+details { margin: 0.6em 0; } summary { cursor: pointer; font-size: 0.9em; color: #333; }
 .warning { background: #fff3cd; border-left: 6px solid #c98a00; padding: 0.4em 0.8em;
 margin: 0.5em 0; font-weight: bold; }
 nav > ol { columns: 2; font-size: 0.85em; } nav ol ol { font-size: 0.9em; }
@@ -225,13 +227,25 @@ def page(labels, entries, warning, summaries, sections, not_compared=""):
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>The same programs on {esc(names)}</title>", f"<style>{CSS}</style>",
            "</head>", "<body>", f"<h1>The same programs on {esc(names)}</h1>"]
+    # The answer first, as a projector shows it: one line on the code, the summary table, then
+    # how to read it and the runs' details, folded.
     if warning:
-        out.append(f'<p class="warning">{esc(warning)}</p>')
-    out += runs_table(entries)
-    out.append(f'<p class="lead">{esc(LEAD)}</p>')
+        out.append('<p class="warning">Not every run was made from the same code: compare a '
+                   'stage\'s rows with care (the commits are under "The runs").</p>')
+    else:
+        commits = sorted({c for entry in entries for c in entry["commits"]})
+        out.append(f'<p class="lead">Every run was made from the same code'
+                   f'{" (" + esc(commits[0]) + ")" if commits else ""}.</p>')
     out += summary_table(labels, summaries)
     if not_compared:
         out.append(f"<p>{esc(not_compared)}</p>")
+    out.append(f'<p class="lead">{esc(LEAD)}</p>')
+    out.append("<details><summary>The runs: dates, commits, clocks during timing, tuning "
+               "choices</summary>")
+    if warning:
+        out.append(f'<p class="note">{esc(warning)}</p>')
+    out += runs_table(entries)
+    out.append("</details>")
     out.append('<nav><h2 id="contents">Cases</h2><ol>')
     groups = []
     for entry in sections:

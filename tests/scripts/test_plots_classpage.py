@@ -152,9 +152,13 @@ class ClassOfManyGpusTest(unittest.TestCase):
         for stem in STEMS:
             self.assertIn(f'href="#{stem}"', head)
 
-    def test_run_details_at_the_top(self):
+    def test_run_details_folded_after_the_summary(self):
         text = self.page.read_text(encoding="utf-8")
-        top = text[:text.index('<table class="summary">')]
+        summary = text.index('<table class="summary">')
+        self.assertNotIn('<table class="runs">', text[:summary], "the answer comes first")
+        self.assertLess(text[:summary].count("<p"), 3, "one line, then the summary table")
+        folded = text.index("<details>", summary)
+        top = text[folded:text.index("</details>", folded)]
         # The H200's date and commit as its committed summary.json gives them (they change with
         # every new bench of that GPU).
         h200 = json.loads((RESULTS / "nvidia-h200" / "summary.json").read_text())
@@ -239,6 +243,31 @@ class CommittedPageTest(unittest.TestCase):
                                  capture_output=True, text=True, timeout=180)
             self.assertEqual(run.returncode, 0, run.stderr[-2000:])
             self.assertTrue(shot.is_file() and shot.stat().st_size > 10000, run.stderr[-2000:])
+
+    def test_summary_table_starts_on_the_first_screen(self):
+        """At the sizes a projector shows (1600 x 900, 1280 x 720), the summary table begins
+        within the first screen: the page's layout is measured in headless Chromium (its
+        --dump-dom after a script that writes the table's top into the document)."""
+        browser = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not browser:
+            self.skipTest("chromium is not installed (Debian: apt-get install chromium)")
+        page = (RESULTS / "compare" / "class.html").read_text(encoding="utf-8")
+        probe = ("<script>window.addEventListener('load', () => {"
+                 "const top = document.querySelector('table.summary').getBoundingClientRect()"
+                 ".top; document.title = 'summary-top=' + Math.round(top); });</script>")
+        with tempfile.TemporaryDirectory() as tmp:
+            probed = pathlib.Path(tmp) / "class.html"
+            probed.write_text(page.replace("</body>", probe + "</body>"), encoding="utf-8")
+            for width, height in ((1600, 900), (1280, 720)):
+                run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                                      f"--window-size={width},{height}",
+                                      "--virtual-time-budget=5000", "--dump-dom",
+                                      probed.as_uri()],
+                                     capture_output=True, text=True, timeout=180)
+                found = re.search(r"<title>summary-top=(\d+)</title>", run.stdout)
+                self.assertIsNotNone(found, run.stderr[-2000:])
+                self.assertLess(int(found.group(1)), height * 0.5,
+                                f"at {width} x {height} the summary starts at {found.group(1)} px")
 
 
 if __name__ == "__main__":
