@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cudatutorial/clocks.hpp"
+
 namespace streams {
 
 ScenarioMeasurement measure_scenario(Build build, int scenario, const ScenarioConfig& config,
@@ -20,6 +22,8 @@ ScenarioMeasurement measure_scenario(Build build, int scenario, const ScenarioCo
             measurement.detail = why;
         }
     };
+    // Each run is one blocking call: the clocks are read beside it, every 50 ms.
+    const cudatutorial::ClockSampler clocks;
     for (int run = 0; run < warmup + repetitions; ++run) {
         ScenarioConfig this_run = config;
         this_run.salt = config.salt + static_cast<std::uint32_t>(run);

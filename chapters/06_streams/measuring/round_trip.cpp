@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/clocks.hpp"
 
 namespace streams::persistent {
 
@@ -171,6 +172,8 @@ RoundTrip time_round_trips(Way way, const RoundTripConfig& config) {
     std::vector<double> samples_ms;
     samples_ms.reserve(static_cast<std::size_t>(config.tasks));
     std::string problem;
+    // The host waits on each task in turn: the clocks are read beside it, every 50 ms.
+    const ct::ClockSampler clocks;
     try {
         if (way == Way::kPersistent) {
             PersistentKernel kernel(initial, config.limits);  // its guard stops it on any exit

@@ -9,7 +9,9 @@
 /// nothing is observed and the tables say so.
 #pragma once
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "cudatutorial/report.hpp"
 
@@ -34,6 +36,24 @@ struct ClockObservation {
 /// Reads the current device's SM and memory clocks and its clock-event (throttle) reasons once,
 /// adding them to the process's observation. Never throws; does nothing without NVML.
 void observe_clocks();
+
+/// Calls observe_clocks() every `period_ms` on a thread of its own while it lives, for the
+/// current device of the thread that made it: for timed work the host waits on in one blocking
+/// call (a scenario that synchronizes, a persistent kernel), where no observe_clocks() call can
+/// fall between samples. Not copyable.
+class ClockSampler {
+  public:
+    /// Starts sampling at once, then every `period_ms`.
+    explicit ClockSampler(int period_ms = 50);
+    /// Stops the sampling thread (within 5 ms) and joins it.
+    ~ClockSampler();
+    ClockSampler(const ClockSampler&) = delete;
+    ClockSampler& operator=(const ClockSampler&) = delete;
+
+  private:
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
 
 /// Everything observed so far in this process.
 ClockObservation observed_clocks();

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 
 namespace cudatutorial {
@@ -133,6 +134,34 @@ void observe_clocks() {
     widen(memory, observation.memory_mhz_min, observation.memory_mhz_max, first);
     observation.reasons |= reasons & ~kBenignReasons;
     ++observation.samples;
+}
+
+ClockSampler::ClockSampler(int period_ms) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        device = 0;
+    }
+    thread_ = std::thread([this, device, period_ms] {
+        // The current device is per thread: this one reads the maker's.
+        if (cudaSetDevice(device) != cudaSuccess) {
+            cudaGetLastError();
+            return;
+        }
+        while (!stop_.load()) {
+            observe_clocks();
+            for (int waited = 0; waited < period_ms && !stop_.load(); waited += 5) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        }
+    });
+}
+
+ClockSampler::~ClockSampler() {
+    stop_.store(true);
+    if (thread_.joinable()) {
+        thread_.join();
+    }
 }
 
 ClockObservation observed_clocks() {
