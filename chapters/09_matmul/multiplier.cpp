@@ -37,15 +37,26 @@ Multiplier::Multiplier(const std::string& stage_id, const Shape& shape, int cand
 
 Multiplier::~Multiplier() = default;
 
-void Multiplier::run(const float* a, const float* b, float* c, cudaStream_t stream) const {
-    detail::LaunchArgs args;
+namespace {
+
+/// A launcher's arguments (LaunchArgs or Bf16LaunchArgs): the matrices, the shape, the stream.
+template <class Args, class In, class Out>
+Args launch_args(const In* a, const In* b, Out* c, const Shape& shape, cudaStream_t stream) {
+    Args args;
     args.a = a;
     args.b = b;
     args.c = c;
-    args.m = static_cast<int>(impl_->shape.m);
-    args.n = static_cast<int>(impl_->shape.n);
-    args.k = static_cast<int>(impl_->shape.k);
+    args.m = static_cast<int>(shape.m);
+    args.n = static_cast<int>(shape.n);
+    args.k = static_cast<int>(shape.k);
     args.stream = stream;
+    return args;
+}
+
+}  // namespace
+
+void Multiplier::run(const float* a, const float* b, float* c, cudaStream_t stream) const {
+    auto args = launch_args<detail::LaunchArgs>(a, b, c, impl_->shape, stream);
     args.candidate = impl_->candidate;
     if (impl_->cublas) {
         impl_->cublas->run(args);  // throws for the BF16 row
@@ -57,14 +68,7 @@ void Multiplier::run(const float* a, const float* b, float* c, cudaStream_t stre
 }
 
 void Multiplier::run(const Bf16* a, const Bf16* b, Bf16* c, cudaStream_t stream) const {
-    detail::Bf16LaunchArgs args;
-    args.a = a;
-    args.b = b;
-    args.c = c;
-    args.m = static_cast<int>(impl_->shape.m);
-    args.n = static_cast<int>(impl_->shape.n);
-    args.k = static_cast<int>(impl_->shape.k);
-    args.stream = stream;
+    const auto args = launch_args<detail::Bf16LaunchArgs>(a, b, c, impl_->shape, stream);
     if (impl_->cublas) {
         impl_->cublas->run(args);  // throws for the FP32 rows
     } else if (impl_->stage->launch_bf16 != nullptr) {

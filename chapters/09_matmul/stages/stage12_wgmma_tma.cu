@@ -23,8 +23,8 @@
 // removes that wait by giving the copies their own warps.
 //
 // The edges: a tensor map needs rows that are multiples of 16 bytes (k and n multiples of 8)
-// and a 16-byte aligned matrix. Other shapes run stage 11's kernel (the launcher says so in
-// one place, here; the lesson's table names the shapes).
+// and a 16-byte aligned matrix. Other shapes run stage 11's kernel (launch_tma_stage, in
+// wgmma.cuh; the table's note says so at such a shape).
 //
 // Built for sm_90a alone (CMakeLists.txt): wgmma has no PTX fallback and does not load on other
 // architectures, so the stage list runs it on compute capability 9.0 only.
@@ -152,18 +152,8 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 void launch_wgmma_tma(const Bf16LaunchArgs& a) {
-    if (!rows_allow_16_bytes(a)) {
-        launch_mma_sync(a);  // a tensor map needs rows of multiples of 16 bytes: stage 11's path
-        return;
-    }
-    const CUtensorMap a_map = bf16_tensor_map(a.a, a.m, a.k, kTileM, kTileK);
-    const CUtensorMap b_map = bf16_tensor_map(a.b, a.k, a.n, kTileK, kBoxN);
-    const dim3 grid(static_cast<unsigned>(ceil_div(a.m, kTileM)),
-                    static_cast<unsigned>(ceil_div(a.n, kTileN)));
-    CT_CHECK(cudaFuncSetAttribute(matmul_wgmma_tma, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
-    matmul_wgmma_tma<<<grid, kThreads, kSharedBytes, a.stream>>>(a_map, b_map, a.c, a.m, a.n, a.k);
-    CT_CHECK_LAUNCH();
+    static_assert(kBoxN == 64, "launch_tma_stage's B boxes are 64 columns");
+    hopper::launch_tma_stage(matmul_wgmma_tma, a, kTileM, kTileN, kTileK, kThreads, kSharedBytes);
 }
 
 }  // namespace matmul::detail

@@ -142,20 +142,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 }  // namespace
 
 void launch_warp_specialized(const Bf16LaunchArgs& a) {
-    if (!rows_allow_16_bytes(a)) {
-        launch_mma_sync(a);  // a tensor map needs rows of multiples of 16 bytes: stage 11's path
-        return;
-    }
-    const CUtensorMap a_map = bf16_tensor_map(a.a, a.m, a.k, kTileM, kTileK);
-    const CUtensorMap b_map = bf16_tensor_map(a.b, a.k, a.n, kTileK, kBoxN);
-    const dim3 grid(static_cast<unsigned>(ceil_div(a.m, kTileM)),
-                    static_cast<unsigned>(ceil_div(a.n, kTileN)));
-    CT_CHECK(cudaFuncSetAttribute(matmul_warp_specialized,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(kSharedBytes)));
-    matmul_warp_specialized<<<grid, kThreads, kSharedBytes, a.stream>>>(a_map, b_map, a.c, a.m, a.n,
-                                                                        a.k);
-    CT_CHECK_LAUNCH();
+    static_assert(kBoxN == 64, "launch_tma_stage's B boxes are 64 columns");
+    hopper::launch_tma_stage(matmul_warp_specialized, a, kTileM, kTileN, kTileK, kThreads,
+                             kSharedBytes);
 }
 
 }  // namespace matmul::detail

@@ -1,7 +1,7 @@
-// The Hopper primitives of stages 12 to 14, each a thin wrapper over one PTX instruction:
+// The Hopper primitives of stages 12 and 13, each a thin wrapper over one PTX instruction:
 // the mbarrier (a shared-memory barrier the copy engine can complete), the TMA tile copy that
-// completes on one, the wgmma shared-memory descriptor, and wgmma itself. sm_90a only: include
-// from the files CMake builds for that target alone.
+// completes on one, the wgmma shared-memory descriptor, and wgmma itself; and their launch. sm_90a
+// only: include from the files CMake builds for that target alone.
 //
 // Why each one, in a sentence:
 //   - mbarrier: TMA copies arrive asynchronously; a thread announces how many bytes are coming
@@ -18,6 +18,11 @@
 #include <cuda_bf16.h>
 
 #include <cstdint>
+
+#include "cudatutorial/check.hpp"
+#include "matmul_device.cuh"
+#include "matmul_launchers.hpp"
+#include "tensor_maps.hpp"
 
 namespace matmul::detail::hopper {
 
@@ -225,6 +230,26 @@ __device__ inline void wgmma_m64n256k16(float (&d)[128], std::uint64_t a, std::u
           "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
           "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
         : "l"(a), "l"(b), "r"(1));
+}
+
+/// Launches a TMA stage's `kernel(a_map, b_map, c, m, n, k)` over C in tiles of tile_m x tile_n,
+/// with A's boxes tile_m x box_k and B's box_k x 64 (128 bytes: the swizzle's row). A tensor map
+/// needs rows of multiples of 16 bytes and an aligned matrix: other shapes run stage 11's kernel.
+template <class Kernel>
+void launch_tma_stage(Kernel kernel, const Bf16LaunchArgs& a, int tile_m, int tile_n, int box_k,
+                      int threads, std::size_t shared_bytes) {
+    if (!rows_allow_16_bytes(a)) {
+        launch_mma_sync(a);
+        return;
+    }
+    const CUtensorMap a_map = bf16_tensor_map(a.a, a.m, a.k, tile_m, box_k);
+    const CUtensorMap b_map = bf16_tensor_map(a.b, a.k, a.n, box_k, 64);
+    const dim3 grid(static_cast<unsigned>(ceil_div(a.m, tile_m)),
+                    static_cast<unsigned>(ceil_div(a.n, tile_n)));  // tile_grid()'s order
+    CT_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(shared_bytes)));
+    kernel<<<grid, threads, shared_bytes, a.stream>>>(a_map, b_map, a.c, a.m, a.n, a.k);
+    CT_CHECK_LAUNCH();
 }
 
 }  // namespace matmul::detail::hopper
