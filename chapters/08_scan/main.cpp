@@ -146,8 +146,9 @@ ct::StageHooks hooks_for(const StageRun& r) {
     hooks.bytes =
         ct::MemoryTraffic().reads<scan::Value>(r.want.size()).writes<scan::Value>(r.want.size());
     if (r.scanner.stage().role == ct::StageRole::kExpectedFailure) {
-        // Its first run waits out the time limit; after it, the error flag ends every run at
-        // once. Nothing here is worth timing more than a few times.
+        // Every run waits out the time limit before its blocks give up (the flag is per run:
+        // it holds the number of the run that raised it), so its time is the limit plus the
+        // scan, not a scan's speed. Nothing here is worth timing more than a few times.
         hooks.adjust_timing = [](ct::BenchmarkConfig& config) {
             config.warmup = 0;
             config.repetitions = std::min(config.repetitions, 3);

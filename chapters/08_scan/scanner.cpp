@@ -203,7 +203,7 @@ Scanner::Scanner(const std::string& stage_id, std::size_t n, int block_size, Kin
             s.tile_counter = cudatutorial::DeviceBuffer<unsigned int>(1);
             s.tile_counter.fill_bytes(0);
             s.error_flag = cudatutorial::DeviceBuffer<unsigned int>(1);
-            s.error_flag.fill_bytes(0);
+            s.error_flag.fill_bytes(0);  // no generation's: runs are numbered from 1
             break;
         case Method::kCub:
             s.cub_temp = cudatutorial::DeviceBuffer<unsigned char>(std::max<std::size_t>(
@@ -268,7 +268,7 @@ std::string Scanner::device_error() const {
     }
     unsigned int flag = 0;
     s.error_flag.copy_to_host(&flag, 1);
-    if (flag == 0) {
+    if (flag == 0) {  // never raised (a raised flag holds the number of the run that raised it)
         return "";
     }
     return "look-back waits timed out: a block waited " +

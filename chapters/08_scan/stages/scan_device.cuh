@@ -272,14 +272,17 @@ __device__ __forceinline__ unsigned long long read_status(unsigned long long* st
                                                     : cuda::memory_order_acquire);
 }
 
-__device__ __forceinline__ bool error_raised(unsigned int* error_flag) {
+/// Whether a block of this run has given up. The flag holds the generation (run number) of the
+/// last run that raised it, so a run's flag is fresh without a memset: a flag raised by the
+/// warm-up run does not make the timed runs give up at their first wait.
+__device__ __forceinline__ bool error_raised(unsigned int* error_flag, unsigned int generation) {
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> ref(*error_flag);
-    return ref.load(cuda::memory_order_relaxed) != 0;
+    return ref.load(cuda::memory_order_relaxed) == generation;
 }
 
-__device__ __forceinline__ void raise_error(unsigned int* error_flag) {
+__device__ __forceinline__ void raise_error(unsigned int* error_flag, unsigned int generation) {
     cuda::atomic_ref<unsigned int, cuda::thread_scope_device> ref(*error_flag);
-    ref.store(1u, cuda::memory_order_relaxed);
+    ref.store(generation, cuda::memory_order_relaxed);
 }
 
 /// Thread 0's tile: the next from a global counter, so that tiles are taken in the order blocks
@@ -330,10 +333,11 @@ __device__ __forceinline__ bool look_back(unsigned long long* status, unsigned i
             if (wait_started == 0) {
                 wait_started = now;
             }
-            const bool give_up = now - wait_started > wait_limit_ns || error_raised(error_flag);
+            const bool give_up =
+                now - wait_started > wait_limit_ns || error_raised(error_flag, generation);
             if (__any_sync(kFullMask, give_up)) {
                 if (lane == 0) {
-                    raise_error(error_flag);
+                    raise_error(error_flag, generation);
                 }
                 return false;
             }
