@@ -11,6 +11,8 @@
     streams.py    chapter 6's pipeline against K and its timelines
     allreduce.py  chapter 7's bus bandwidth and time against message size
     figures.py    which figures a results table gets
-    compare.py    the comparison's tables: per GPU kind, verdicts against the first, the summary
+    verdicts.py   one row against the same row on another GPU, judged against the runs' noise;
+                  the fastest rows of a case
+    compare.py    the comparison's tables: per GPU kind against the first, the summary
     classpage.py  class.html: one file, figures inlined
 """

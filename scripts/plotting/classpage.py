@@ -7,11 +7,11 @@ One file: the figures are inlined as SVG, nothing is loaded from beside the page
 import html
 import re
 
-from .compare import fastest_keys, verdict, verdict_words
 from .results import (base_words, baseline_row, case_name, fmt_ms, fmt_rate, ratio_words,
                       role, row_key, row_label, run_command, same_work, table_words,
                       tuning_choices)
 from .style import WRONG_WORDS
+from .verdicts import fastest_keys, verdict, verdict_words
 
 CSS = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 20px;

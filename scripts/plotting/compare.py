@@ -6,15 +6,15 @@ import pathlib
 import sys
 import tempfile
 
+from . import classpage
 from .figures import plot_comparison
 from .results import (base_words, baseline_row, case_name, chapter_order, fastest_row, fmt_ms,
                       gpu_labels, number, program_words, ratio_words, row_group, row_groups,
                       row_key, row_label, run_command, run_commit, same_work, tuning_choices)
 from .runs import InputError, group_by_kind, merged_doc, open_run
 from .style import SAVED_TITLES, check_pinned, import_pyplot
+from .verdicts import CLOSE, NOISY, fastest_keys, spread, verdict, verdict_words  # noqa: F401
 
-NOISY = 0.10    # a range wider than this share of its median: too noisy to call a small gap same
-CLOSE = 0.02    # medians this close are the same, noisy or not
 
 COMPARE_INTRO = (
     "Median milliseconds (lower is better), % of each GPU's own theoretical DRAM "
@@ -40,40 +40,6 @@ def versus(first, other):
     if overlap:
         return f"{ratio:.2f}× same (within noise)"
     return f"{ratio:.2f}× {'faster' if ratio > 1 else 'slower'}"
-
-
-def spread(row):
-    lo, hi = row.get("min_ms", row["median_ms"]), row.get("max_ms", row["median_ms"])
-    return (hi - lo) / row["median_ms"] if row["median_ms"] else 0
-
-
-def verdict(first, other):
-    """(word, ratio) for `other` against `first`: ratio = first's median / other's (> 1: other
-    is faster); 'faster' or 'slower' where the two min-max ranges do not meet, 'same' where
-    they do and neither range is wider than NOISY of its median (or the medians are within
-    CLOSE), else 'ambiguous': the runs varied too much to tell. None where a row is missing."""
-    if not first or not other or first.get("median_ms") is None or other.get("median_ms") is None:
-        return None
-    ratio = first["median_ms"] / other["median_ms"]
-    overlap = (first.get("min_ms", first["median_ms"]) <= other.get("max_ms", other["median_ms"])
-               and other.get("min_ms", other["median_ms"]) <= first.get("max_ms", first["median_ms"]))
-    if not overlap:
-        return ("faster" if ratio > 1 else "slower"), ratio
-    if abs(ratio - 1) <= CLOSE or max(spread(first), spread(other)) <= NOISY:
-        return "same", ratio
-    return "ambiguous", ratio
-
-
-def verdict_words(judged):
-    """'1.38× faster', '1.39× slower', 'same (1.01×)', 'ambiguous (1.12×, noisy)', '–'."""
-    if judged is None:
-        return "–"
-    word, ratio = judged
-    if word == "faster":
-        return f"{ratio:.2f}× faster"
-    if word == "slower":
-        return f"{1 / ratio:.2f}× slower"
-    return f"same ({ratio:.2f}×)" if word == "same" else f"ambiguous ({ratio:.2f}×, noisy)"
 
 
 def clocks_line(doc):
@@ -138,16 +104,6 @@ def comparison_table(stem, docs, judge=versus, mark=False, worded=False):
         cells = [cells[0], f"`{cells[1]}`"] + cells[2:]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-def fastest_keys(doc):
-    """Row keys of the fastest correct stage of each group (one in a plain table)."""
-    keys = set()
-    for _, rows in row_groups(doc):
-        best, _ = fastest_row(doc, rows)
-        if best is not None:
-            keys.add(row_key(best))
-    return keys
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +323,6 @@ def write_comparison(out_dir, kinds, shared, docs_by_stem, first, not_compared="
                                          mark=True, worded=True))
     (out_dir / "comparison.md").write_text("\n".join(markdown), encoding="utf-8")
     print(out_dir / "comparison.md")
-    from . import classpage  # it reads this module's verdicts
     page = classpage.page(labels, entries, warning, summaries, sections, not_compared)
     (out_dir / "class.html").write_text(page, encoding="utf-8")
     print(out_dir / "class.html")
