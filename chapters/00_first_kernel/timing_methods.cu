@@ -19,6 +19,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/stats.hpp"
+#include "cudatutorial/wall_clock.hpp"
 #include "first_kernel.hpp"
 
 namespace first_kernel {
@@ -33,11 +34,6 @@ __global__ void first_launch_add_kernel(const float* a, const float* b, float* c
     if (i < n) {
         c[i] = a[i] + b[i];
     }
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
 }
 
 }  // namespace
@@ -56,7 +52,7 @@ std::vector<TimingMethod> time_five_ways(const float* a, const float* b, float* 
         methods.push_back({"t3", "first_launch_host_clock",
                            "first launch of a kernel in this process, host clock + synchronize: "
                            "loads the kernel, cold caches",
-                           ct::summarize({ms_since(start)})});
+                           ct::summarize({cudatutorial::ms_since(start)})});
     }
     for (int i = 0; i < warmup; ++i) {
         launch_vector_add(a, b, c, n, block, 0, nullptr);
@@ -71,13 +67,14 @@ std::vector<TimingMethod> time_five_ways(const float* a, const float* b, float* 
     for (int r = 0; r < reps; ++r) {
         auto start = clock::now();
         launch_vector_add(a, b, c, n, block, 0, nullptr);
-        launch_only.push_back(ms_since(start));  // t1: the clock stops while the GPU still works
+        launch_only.push_back(
+            cudatutorial::ms_since(start));  // t1: the clock stops while the GPU still works
         CT_CHECK(cudaDeviceSynchronize());
 
         start = clock::now();
         launch_vector_add(a, b, c, n, block, 0, nullptr);
         CT_CHECK(cudaDeviceSynchronize());
-        with_sync.push_back(ms_since(start));
+        with_sync.push_back(cudatutorial::ms_since(start));
 
         CT_CHECK(cudaEventRecord(begin.get(), nullptr));
         launch_vector_add(a, b, c, n, block, 0, nullptr);

@@ -23,6 +23,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
+#include "cudatutorial/wall_clock.hpp"
 
 namespace histogram {
 
@@ -31,11 +32,6 @@ namespace ct = cudatutorial;
 namespace {
 
 constexpr int kPinnedSlots = 3;
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
-}
 
 }  // namespace
 
@@ -119,7 +115,7 @@ void StreamedCounter::read_chunks(int device, double* fill_ms) {
             const auto start = std::chrono::steady_clock::now();
             read_parallel(source_, plan_.offset(i), static_cast<std::size_t>(plan_.length(i)),
                           slots_[s].data(), threads);
-            *fill_ms += ms_since(start);
+            *fill_ms += cudatutorial::ms_since(start);
             lock.lock();
             shared.slots[s] = Shared::Slot{Shared::State::kFilled, i};
             shared.changed.notify_all();
@@ -207,7 +203,7 @@ PipelineStats StreamedCounter::run(cudaStream_t stream, bool count) {
             if (shared.error) {
                 std::rethrow_exception(shared.error);
             }
-            stats.starved_ms += ms_since(start);
+            stats.starved_ms += cudatutorial::ms_since(start);
             host = slots_[s].data();
         }
         CT_CHECK(cudaMemcpyAsync(device_chunks_[k].data(), host, length, cudaMemcpyHostToDevice,

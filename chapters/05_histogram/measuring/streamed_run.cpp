@@ -21,6 +21,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/table_run.hpp"
+#include "cudatutorial/wall_clock.hpp"
 #include "streamed_pipeline.hpp"
 #include "streamed_source.hpp"
 
@@ -38,11 +39,6 @@ std::uint64_t host_resident_limit() {
     return pages > 0 && page > 0
                ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2
                : 0;
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
 }
 
 std::string chunks_text(std::uint64_t count, std::uint64_t chunk_bytes) {
@@ -388,7 +384,7 @@ int run_streamed(const StreamedRequest& request) {
 
     const auto reference_start = std::chrono::steady_clock::now();
     const Histogram64 reference = reference_histogram64(source, request.binning);
-    const double reference_ms = ms_since(reference_start);
+    const double reference_ms = cudatutorial::ms_since(reference_start);
     StreamedCounter counter(*prepared.source, request.settings.chunk_bytes, request.binning,
                             request.block, request.grid);
     ct::TableRun table(streamed_run_info(request, device, prepared, plan, counter, reference_ms),

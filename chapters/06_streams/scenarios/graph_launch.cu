@@ -23,6 +23,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_clocks.cuh"
+#include "cudatutorial/wall_clock.hpp"
 
 namespace streams::graph {
 
@@ -100,11 +101,6 @@ void check_launch(const char* file, int line) {
     cudatutorial::check_cuda(cudaGetLastError(), "kernel launch", file, line);
 }
 
-double microseconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-        .count();
-}
-
 }  // namespace
 
 const std::vector<LaunchMode>& launch_modes() {
@@ -171,7 +167,7 @@ GraphRunner::GraphRunner(Dag dag, LaunchMode mode)
         CT_CHECK(cudaStreamBeginCapture(streams_.front().get(), cudaStreamCaptureModeThreadLocal));
         issue(mode_ == LaunchMode::kProgrammaticGraph);
         CT_CHECK(cudaStreamEndCapture(streams_.front().get(), &graph_));
-        build_us_ = microseconds_since(start);
+        build_us_ = 1000.0 * cudatutorial::ms_since(start);
     } else if (mode_ == LaunchMode::kExplicitGraph) {
         const auto start = std::chrono::steady_clock::now();
         CT_CHECK(cudaGraphCreate(&graph_, 0));
@@ -196,12 +192,12 @@ GraphRunner::GraphRunner(Dag dag, LaunchMode mode)
             CT_CHECK(cudaGraphAddKernelNode(&nodes[i], graph_, dependencies.data(),
                                             dependencies.size(), &params));
         }
-        build_us_ = microseconds_since(start);
+        build_us_ = 1000.0 * cudatutorial::ms_since(start);
     }
     if (graph_) {
         const auto start = std::chrono::steady_clock::now();
         CT_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-        instantiate_us_ = microseconds_since(start);
+        instantiate_us_ = 1000.0 * cudatutorial::ms_since(start);
     }
 }
 
@@ -266,7 +262,7 @@ GraphRun GraphRunner::run(std::uint32_t salt) {
     } else {
         issue(mode_ == LaunchMode::kProgrammatic);
     }
-    run.enqueue_us = microseconds_since(start);
+    run.enqueue_us = 1000.0 * cudatutorial::ms_since(start);
     for (const auto& stream : streams_) {
         CT_CHECK(cudaStreamSynchronize(stream.get()));
     }

@@ -54,6 +54,7 @@
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_clocks.cuh"
+#include "cudatutorial/wall_clock.hpp"
 #include "persistent_kernel.hpp"
 
 namespace streams::persistent {
@@ -238,10 +239,6 @@ class MappedHost {
     T* host_ = nullptr;
     T* device_ = nullptr;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 
@@ -484,7 +481,7 @@ KernelState PersistentKernel::State::stop() {
             s.ended = true;  // the kernel failed: the context is unusable, nothing to wait for
             CT_CHECK(status);
         }
-        if (seconds_since(start) * 1000.0 > s.limits.host_wait_ms) {
+        if (cudatutorial::ms_since(start) > s.limits.host_wait_ms) {
             throw std::runtime_error(
                 "the persistent kernel did not end within " +
                 std::to_string(s.limits.host_wait_ms) +

@@ -52,6 +52,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_clocks.cuh"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/wall_clock.hpp"
 #include "peer_allreduce.hpp"
 #include "peer_device.cuh"
 #include "persistent_allreduce.hpp"
@@ -235,10 +236,6 @@ __global__ void resident_allreduce_kernel(ResidentArgs r) {
     }
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 const char* resident_state_name(ResidentState state) {
@@ -356,7 +353,7 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
         const auto start = std::chrono::steady_clock::now();
         ResidentState state = ResidentState::kLaunched;
         while ((state = local->state()) == ResidentState::kLaunched) {
-            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+            if (cudatutorial::ms_since(start) > limits_.host_wait_ms) {
                 throw std::runtime_error("stage 10: the resident kernel on GPU " +
                                          std::to_string(local->device) + " did not start within " +
                                          std::to_string(limits_.host_wait_ms) + " ms");
@@ -406,7 +403,7 @@ void PersistentAllReduce::call() {
                                          resident_state_name(state) + ") before call " +
                                          std::to_string(k) + " completed");
             }
-            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+            if (cudatutorial::ms_since(start) > limits_.host_wait_ms) {
                 throw std::runtime_error("stage 10: call " + std::to_string(k) +
                                          " did not complete on GPU " +
                                          std::to_string(local->device) + " within " +
@@ -444,7 +441,7 @@ void PersistentAllReduce::finish() {
                 local->ended = true;  // the kernel failed: the context is unusable
                 CT_CHECK(status);
             }
-            if (seconds_since(start) * 1000.0 > limits_.host_wait_ms) {
+            if (cudatutorial::ms_since(start) > limits_.host_wait_ms) {
                 throw std::runtime_error(
                     "stage 10: the resident kernel on GPU " + std::to_string(local->device) +
                     " did not end within " + std::to_string(limits_.host_wait_ms) +
