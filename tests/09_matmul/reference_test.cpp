@@ -153,19 +153,35 @@ TEST(MatmulTolerance, SampledElementsIncludeCornersAndStayInside) {
     EXPECT_EQ(matmul::sampled_elements(Shape{1, 1, 1}, 3).size(), 3u);
 }
 
+namespace {
+
+/// An H100 as the device query describes it: 132 SMs, compute capability 9.0, 1980 MHz.
+cudatutorial::DeviceInfo h100_info() {
+    cudatutorial::DeviceInfo h100;
+    h100.sm_count = 132;
+    h100.cc_major = 9;
+    h100.sm_clock_khz = 1980000;
+    return h100;
+}
+
+/// Three NVML readings whose highest SM clock was `mhz`.
+cudatutorial::ClockObservation clocks_seen_at(unsigned mhz) {
+    cudatutorial::ClockObservation seen;
+    seen.samples = 3;
+    seen.sm_mhz_max = mhz;
+    return seen;
+}
+
+}  // namespace
+
 TEST(MatmulPeak, LanesAndPeakFromTheClockSeen) {
     EXPECT_EQ(matmul::fp32_lanes_per_sm(9, 0).lanes, 128);
     EXPECT_EQ(matmul::fp32_lanes_per_sm(8, 0).lanes, 64);
     EXPECT_EQ(matmul::fp32_lanes_per_sm(8, 6).lanes, 128);
     EXPECT_EQ(matmul::fp32_lanes_per_sm(7, 5).lanes, 64);
     EXPECT_FALSE(matmul::fp32_lanes_per_sm(42, 0).known);
-    cudatutorial::DeviceInfo h100;
-    h100.sm_count = 132;
-    h100.cc_major = 9;
-    h100.sm_clock_khz = 1980000;
-    cudatutorial::ClockObservation seen;
-    seen.samples = 3;
-    seen.sm_mhz_max = 1755;
+    const cudatutorial::DeviceInfo h100 = h100_info();
+    const cudatutorial::ClockObservation seen = clocks_seen_at(1755);
     const matmul::Fp32Peak observed = matmul::fp32_peak(h100, seen);
     EXPECT_NEAR(observed.tflops, 132 * 128 * 2 * 1755e6 / 1e12, 1e-9);
     EXPECT_NE(observed.describe().find("1755 MHz (the highest SM clock seen"), std::string::npos);
@@ -178,13 +194,8 @@ TEST(MatmulPeak, Bf16TensorPeakKnownOnlyWhereTheDataSheetSaysIt) {
     EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(9, 0), 4096);
     EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(8, 0), 2048);
     EXPECT_EQ(matmul::bf16_flops_per_clock_per_sm(8, 6), 0);
-    cudatutorial::DeviceInfo h100;
-    h100.sm_count = 132;
-    h100.cc_major = 9;
-    h100.sm_clock_khz = 1980000;
-    cudatutorial::ClockObservation seen;
-    seen.samples = 3;
-    seen.sm_mhz_max = 1830;
+    const cudatutorial::DeviceInfo h100 = h100_info();
+    const cudatutorial::ClockObservation seen = clocks_seen_at(1830);
     EXPECT_NEAR(matmul::bf16_peak(h100, seen).tflops, 989.4, 0.1);  // the data sheet: 989.4
     cudatutorial::DeviceInfo laptop;
     laptop.cc_major = 8;
