@@ -9,6 +9,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/sizes.hpp"
+#include "cudatutorial/stage.hpp"
 
 namespace nested_reduction {
 
@@ -43,12 +44,7 @@ const std::vector<VersionInfo>& versions() {
 }
 
 const VersionInfo* find_version(const std::string& id) {
-    for (const auto& entry : versions()) {
-        if (entry.id == id) {
-            return &entry;
-        }
-    }
-    return nullptr;
+    return cudatutorial::find_stage_in(versions(), id);
 }
 
 const VersionInfo& info(Version version) {

@@ -57,7 +57,7 @@ struct VersionInfo : cudatutorial::StageDescriptor {
 /// Every version, in table order.
 const std::vector<VersionInfo>& versions();
 
-/// The version with this id, or nullptr.
+/// The version with this id or name (as every chapter finds its stages), or nullptr.
 const VersionInfo* find_version(const std::string& id);
 
 /// The entry of versions() for `version`.

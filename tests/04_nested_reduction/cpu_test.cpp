@@ -61,6 +61,7 @@ TEST(NestedReductionCpu, VersionListIsConsistent) {
     ASSERT_EQ(nr::versions().size(), 3u);
     for (const auto& entry : nr::versions()) {
         EXPECT_EQ(nr::find_version(entry.id), &entry);
+        EXPECT_EQ(nr::find_version(entry.name), &entry);
         EXPECT_EQ(&nr::info(entry.version), &entry);
         EXPECT_FALSE(entry.seed_kernel.empty());
     }
