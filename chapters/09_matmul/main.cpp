@@ -190,6 +190,12 @@ void run_on(const matmul::Multiplier& multiplier, Problem& problem) {
     CT_CHECK(cudaDeviceSynchronize());
 }
 
+/// Whether a TMA tensor map can describe the BF16 matrices of `shape` (rows of multiples of 16
+/// bytes); stages 12 to 14 run stage 11's kernel where it cannot.
+bool rows_fit_tma(const matmul::Shape& shape) {
+    return shape.k % 8 == 0 && shape.n % 8 == 0;
+}
+
 /// The comparison of `problem`'s output with its reference, as a verdict whose detail starts
 /// with `label`.
 ct::Verification compare(const matmul::Multiplier& multiplier, const Problem& problem,
@@ -367,15 +373,20 @@ int run(const Options& o) {
         }
         rows.push_back(table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
                                                           table.options().benchmark_config())));
+        if (stage->schedule != nullptr && rows_fit_tma(checked.shape)) {
+            table.add_note("stage " + stage->id + ": " +
+                           stage->schedule(static_cast<int>(checked.shape.m),
+                                           static_cast<int>(checked.shape.n)));
+        }
     }
-    // A tensor map needs 16-byte rows: stages 12 and 13 run stage 11's kernel where they are not.
-    const bool tma_rows = checked.shape.k % 8 == 0 && checked.shape.n % 8 == 0;
-    if (bf16 && !tma_rows &&
+    // A tensor map needs 16-byte rows: stages 12 to 14 run stage 11's kernel where they are not.
+    if (bf16 && !rows_fit_tma(checked.shape) &&
         std::any_of(checked.stages.begin(), checked.stages.end(),
                     [](const matmul::StageInfo* s) { return s->sm90a_only; })) {
-        table.add_note("k or n is not a multiple of 8: a TMA tensor map cannot describe rows that "
-                       "are not multiples of 16 bytes, so the rows of stages 12 and 13 ran stage "
-                       "11's kernel (cp.async, any shape)");
+        table.add_note(
+            "k or n is not a multiple of 8: a TMA tensor map cannot describe rows that "
+            "are not multiples of 16 bytes, so the rows of stages 12 to 14 ran stage "
+            "11's kernel (cp.async, any shape)");
     }
     const matmul::Fp32Peak fp32_peak = matmul::fp32_peak(device, ct::observed_clocks());
     const matmul::Bf16Peak bf16_peak = matmul::bf16_peak(device, ct::observed_clocks());

@@ -145,6 +145,9 @@ struct StageInfo : cudatutorial::StageDescriptor {
     int min_compute_capability = 0;  // major * 10 + minor; 0: any
     /// Built for sm_90a alone (wgmma): runs on compute capability 9.0 and nothing else.
     bool sm90a_only = false;
+    /// How the stage divides an m x n product on the current GPU, for the table's notes (stage
+    /// 14: its resident clusters and tile waves); null for the others.
+    std::string (*schedule)(int m, int n) = nullptr;
     Precision precision = Precision::kFp32;
     bool by_default = true;  ///< part of `--stage all`
     /// Stages 1 and 2 are slow enough (1% and 9% of the peak) that the bench's big sizes would

@@ -1,5 +1,6 @@
 // The stage list: one row per stage, in table order. A new stage is its file in stages/ plus one
 // row here (docs/extending.md).
+#include <string>
 #include <vector>
 
 #include "matmul.hpp"
@@ -43,6 +44,11 @@ class StageRow {
     StageRow& sm90a_only() {
         info_.sm90a_only = true;
         info_.min_compute_capability = 90;
+        return *this;
+    }
+    /// Says how it divides the work on this GPU (StageInfo::schedule).
+    StageRow& schedule(std::string (*describe)(int m, int n)) {
+        info_.schedule = describe;
         return *this;
     }
     /// Its role in the table (a progression step unless said otherwise).
@@ -142,6 +148,12 @@ std::vector<StageInfo> make_stages() {
                   "tiles, m64n256k16), full and empty mbarriers, setmaxnreg moves registers")
             .source("stages/stage13_warp_specialized.cu", launch_warp_specialized)
             .sm90a_only(),
+        StageRow("14", "persistent_clusters")
+            .idea("stage 13 kept resident, tiles in grouped order; 2-block clusters share B's "
+                  "tile by TMA multicast; C leaves through shared memory (stmatrix, TMA store)")
+            .source("stages/stage14_persistent_clusters.cu", launch_persistent_clusters)
+            .sm90a_only()
+            .schedule(persistent_schedule),
         StageRow(kCublasBf16StageId, "cublas_gemm_bf16")
             .idea("cublasGemmEx on BF16 A, B and C, FP32 sums (the BF16 baseline)")
             .source("stages/cublas_baseline.cpp")

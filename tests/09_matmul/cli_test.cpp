@@ -53,7 +53,7 @@ TEST(MatmulCli, HelpListsTheOptionsAndStages) {
 TEST(MatmulCli, StageListAnswersWithoutAGpuAsATableOrAsJson) {
     cudatutorial::testing::expect_stage_list(MATMUL_BIN, "matmul",
                                              {"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas",
-                                              "tf32", "10", "11", "12", "13", "cublas_bf16"});
+                                              "tf32", "10", "11", "12", "13", "14", "cublas_bf16"});
 }
 
 TEST(MatmulCli, WithoutAGpuExitsWithThree) {

@@ -24,7 +24,7 @@ TEST(MatmulRegistry, IdsInTableOrderAndUnique) {
         EXPECT_FALSE(stage.idea.empty()) << stage.id;
     }
     EXPECT_EQ(ids, (std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "cublas",
-                                             "tf32", "10", "11", "12", "13", "cublas_bf16"}));
+                                             "tf32", "10", "11", "12", "13", "14", "cublas_bf16"}));
 }
 
 TEST(MatmulRegistry, RolesAndPrecisions) {
@@ -32,7 +32,7 @@ TEST(MatmulRegistry, RolesAndPrecisions) {
         const bool library =
             stage.id == "cublas" || stage.id == "tf32" || stage.id == "cublas_bf16";
         const bool bf16 = stage.id == "10" || stage.id == "11" || stage.id == "12" ||
-                          stage.id == "13" || stage.id == "cublas_bf16";
+                          stage.id == "13" || stage.id == "14" || stage.id == "cublas_bf16";
         EXPECT_EQ(stage.role, library ? StageRole::kBaseline : StageRole::kProgression) << stage.id;
         // One launcher for our own stages, of the kind of their operands; none for cuBLAS.
         EXPECT_EQ(stage.launch != nullptr, !library && !bf16) << stage.id;
@@ -40,7 +40,10 @@ TEST(MatmulRegistry, RolesAndPrecisions) {
         EXPECT_EQ(stage.precision == matmul::Precision::kTf32, stage.id == "tf32") << stage.id;
         EXPECT_EQ(stage.precision == matmul::Precision::kBf16, bf16) << stage.id;
         // BF16 on the tensor cores needs compute capability 8.0; the FP32 stages run anywhere.
-        EXPECT_EQ(stage.sm90a_only, stage.id == "12" || stage.id == "13") << stage.id;
+        EXPECT_EQ(stage.sm90a_only, stage.id == "12" || stage.id == "13" || stage.id == "14")
+            << stage.id;
+        // Only the persistent stage has a schedule to describe.
+        EXPECT_EQ(stage.schedule != nullptr, stage.id == "14") << stage.id;
         EXPECT_EQ(stage.min_compute_capability, stage.sm90a_only ? 90 : bf16 ? 80 : 0) << stage.id;
         EXPECT_TRUE(stage.by_default) << stage.id;
         EXPECT_EQ(stage.uses_tuner, stage.id == "8") << stage.id;

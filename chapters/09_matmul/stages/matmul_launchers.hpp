@@ -36,19 +36,24 @@ struct Bf16LaunchArgs {
 };
 
 // One launcher per stage file. Each checks its launch with CT_CHECK_LAUNCH.
-void launch_naive(const LaunchArgs& args);                  // stage 1
-void launch_coalesced(const LaunchArgs& args);              // stage 2
-void launch_shared_tiling(const LaunchArgs& args);          // stage 3
-void launch_register_blocking_1d(const LaunchArgs& args);   // stage 4
-void launch_register_blocking_2d(const LaunchArgs& args);   // stage 5
-void launch_vectorized_transposed(const LaunchArgs& args);  // stage 6
-void launch_warp_tiling(const LaunchArgs& args);            // stage 7
-void launch_tuned_warp_tiling(const LaunchArgs& args);      // stage 8
-void launch_async_pipeline(const LaunchArgs& args);         // stage 9
-void launch_wmma(const Bf16LaunchArgs& args);               // stage 10
-void launch_mma_sync(const Bf16LaunchArgs& args);           // stage 11
-void launch_wgmma_tma(const Bf16LaunchArgs& args);          // stage 12 (sm_90a)
-void launch_warp_specialized(const Bf16LaunchArgs& args);   // stage 13 (sm_90a)
+void launch_naive(const LaunchArgs& args);                    // stage 1
+void launch_coalesced(const LaunchArgs& args);                // stage 2
+void launch_shared_tiling(const LaunchArgs& args);            // stage 3
+void launch_register_blocking_1d(const LaunchArgs& args);     // stage 4
+void launch_register_blocking_2d(const LaunchArgs& args);     // stage 5
+void launch_vectorized_transposed(const LaunchArgs& args);    // stage 6
+void launch_warp_tiling(const LaunchArgs& args);              // stage 7
+void launch_tuned_warp_tiling(const LaunchArgs& args);        // stage 8
+void launch_async_pipeline(const LaunchArgs& args);           // stage 9
+void launch_wmma(const Bf16LaunchArgs& args);                 // stage 10
+void launch_mma_sync(const Bf16LaunchArgs& args);             // stage 11
+void launch_wgmma_tma(const Bf16LaunchArgs& args);            // stage 12 (sm_90a)
+void launch_warp_specialized(const Bf16LaunchArgs& args);     // stage 13 (sm_90a)
+void launch_persistent_clusters(const Bf16LaunchArgs& args);  // stage 14 (sm_90a)
+
+/// Stage 14's schedule for an m x n product on the current GPU: "66 clusters of 2 blocks
+/// resident (...) over 256 tiles of 256 x 256: 3.88 waves". Compute capability 9.0 only.
+std::string persistent_schedule(int m, int n);
 
 /// Stage 8's candidate shapes: how many, and each one's name ("128x128 tile, 64x32 warps, ...").
 int warp_tiling_candidates();

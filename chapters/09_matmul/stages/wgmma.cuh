@@ -1,4 +1,4 @@
-// The Hopper primitives of stages 12 and 13, each a thin wrapper over one PTX instruction:
+// The Hopper primitives of stages 12 to 14, each a thin wrapper over one PTX instruction:
 // the mbarrier (a shared-memory barrier the copy engine can complete), the TMA tile copy that
 // completes on one, the wgmma shared-memory descriptor, and wgmma itself; and their launch. sm_90a
 // only: include from the files CMake builds for that target alone.
@@ -73,15 +73,22 @@ __device__ inline void claim_registers_up_to() {
 /// Set once any wait below has given up: every later wait in the module returns at once.
 static __device__ unsigned int wait_gave_up = 0;
 
-/// Waits until `barrier`'s phase `parity` has completed. Bounded: a wait that outlasts 4 seconds
-/// (a bug: a phase nobody completes) gives up, and so does every wait after it, so the kernel
-/// ends with a wrong product, which the verification reports, instead of hanging the GPU. (Not
-/// a trap, nor a printf: ending a thread or calling a function between wgmma instructions makes
-/// the compiler wait for or serialize them.)
-__device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
-    std::uint64_t start = 0;
-    for (;;) {
-        std::uint32_t done = 0;
+/// Whether `barrier`'s phase `parity` has completed, with acquire semantics at the scope of the
+/// CTA, or of the cluster (kCluster: the arrivals came from the other CTAs of the cluster too).
+template <bool kCluster>
+__device__ inline bool mbarrier_try_wait(std::uint64_t* barrier, unsigned parity) {
+    std::uint32_t done = 0;
+    if constexpr (kCluster) {
+        asm volatile(
+            "{\n"
+            ".reg .pred p;\n"
+            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n"
+            "}\n"
+            : "=r"(done)
+            : "r"(smem(barrier)), "r"(parity)
+            : "memory");
+    } else {
         asm volatile(
             "{\n"
             ".reg .pred p;\n"
@@ -91,6 +98,20 @@ __device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
             : "=r"(done)
             : "r"(smem(barrier)), "r"(parity)
             : "memory");
+    }
+    return done != 0;
+}
+
+/// Waits until `barrier`'s phase `parity` has completed. Bounded: a wait that outlasts 4 seconds
+/// (a bug: a phase nobody completes) gives up, and so does every wait after it, so the kernel
+/// ends with a wrong product, which the verification reports, instead of hanging the GPU. (Not
+/// a trap, nor a printf: ending a thread or calling a function between wgmma instructions makes
+/// the compiler wait for or serialize them.) kCluster: see mbarrier_try_wait.
+template <bool kCluster = false>
+__device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
+    std::uint64_t start = 0;
+    for (;;) {
+        const bool done = mbarrier_try_wait<kCluster>(barrier, parity);
         if (done || *static_cast<volatile unsigned*>(&wait_gave_up) != 0) {
             return;
         }
@@ -116,6 +137,118 @@ __device__ inline void tma_load_2d(void* to, const CUtensorMap* map, int col, in
         : "memory");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Clusters (stage 14): CTAs launched together on neighbouring SMs, each able to reach the others'
+// shared memory and barriers.
+
+/// This CTA's rank in its cluster, the cluster's index in the grid, and how many clusters.
+__device__ inline unsigned cluster_rank() {
+    unsigned rank = 0;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+    return rank;
+}
+__device__ inline int cluster_index() {
+    unsigned index = 0;
+    asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(index));
+    return static_cast<int>(index);
+}
+__device__ inline int cluster_count() {
+    unsigned count = 0;
+    asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(count));
+    return static_cast<int>(count);
+}
+
+/// Every thread of every CTA of the cluster: what each did before (its barrier inits, its
+/// remote arrivals) is visible to all after. Not .aligned: the producer's lanes arrive apart.
+__device__ inline void cluster_sync() {
+    asm volatile(
+        "barrier.cluster.arrive.release;\n"
+        "barrier.cluster.wait.acquire;\n" ::
+            : "memory");
+}
+
+/// Arrives, with release semantics at cluster scope, on the mbarrier at `barrier`'s place in the
+/// shared memory of CTA `rank` of this cluster (mapa translates the address).
+__device__ inline void mbarrier_arrive_in(std::uint64_t* barrier, unsigned rank) {
+    asm volatile(
+        "{\n"
+        ".reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+        "}\n" ::"r"(smem(barrier)),
+        "r"(rank)
+        : "memory");
+}
+
+/// tma_load_2d's box, written to the same place in the shared memory of every CTA of the cluster
+/// whose bit is set in `ctas`, each copy counted off that CTA's mbarrier at `barrier`'s place: one
+/// read from L2, several SMs fed.
+__device__ inline void tma_load_2d_multicast(void* to, const CUtensorMap* map, int col, int row,
+                                             std::uint64_t* barrier, std::uint16_t ctas) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem(to)),
+        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(smem(barrier)), "h"(ctas)
+        : "memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The epilogue through shared memory (stage 14).
+
+/// Stores four 8 x 8 BF16 matrices to shared memory: register i of lane l holds row l / 4,
+/// columns 2 (l % 4) and + 1 of matrix i (two BF16 packed, as the accumulators lie), and lane l
+/// gives the address of row l % 8 of matrix l / 8. One instruction per 16 x 16 block of C.
+__device__ inline void stmatrix_x4(void* row_address, std::uint32_t m0, std::uint32_t m1,
+                                   std::uint32_t m2, std::uint32_t m3) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(
+                     smem(row_address)),
+                 "r"(m0), "r"(m1), "r"(m2), "r"(m3)
+                 : "memory");
+}
+
+/// Makes this thread's shared-memory writes visible to the copy engine (the async proxy).
+__device__ inline void fence_shared_for_copy_engine() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/// A barrier for `threads` threads (a warpgroup) under hardware barrier `id` (0 is
+/// __syncthreads').
+__device__ inline void named_barrier(unsigned id, unsigned threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// Starts the copy of the box at `from` (shared memory, laid out as the map's swizzle says) to
+/// (column `col`, row `row`) of `map`'s matrix; elements outside the matrix are not written.
+__device__ inline void tma_store_2d(const CUtensorMap* map, int col, int row, const void* from) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::"l"(
+            reinterpret_cast<std::uint64_t>(map)),
+        "r"(col), "r"(row), "r"(smem(from))
+        : "memory");
+}
+/// Closes the stores issued since the last commit into one bulk group.
+__device__ inline void bulk_commit() {
+    asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+/// Waits until at most kPending bulk groups still read their shared memory (which may then be
+/// overwritten); bulk_wait: until at most kPending are still running at all.
+template <int kPending>
+__device__ inline void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+template <int kPending>
+__device__ inline void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Two floats rounded to BF16 and packed in one register, the first in the low half (the lower
+/// column, as stmatrix and a row-major store want them).
+__device__ inline std::uint32_t pack_bf16x2(float low, float high) {
+    const __nv_bfloat162 pair = __floats2bfloat162_rn(low, high);
+    return *reinterpret_cast<const std::uint32_t*>(&pair);
+}
+
+// ---------------------------------------------------------------------------------------------
 /// A wgmma operand descriptor for a tile stored with the 128-byte swizzle (bits 62-63 = 1):
 /// the start address, the leading- and stride-dimension byte offsets, each in 16-byte units.
 /// The 128-byte pattern repeats every 1,024 bytes, so every tile starts on a 1,024-byte
