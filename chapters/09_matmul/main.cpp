@@ -38,6 +38,8 @@ struct Options {
     std::string data = "normal";
     std::string precision = "fp32";
     std::uint64_t seed = ct::kDefaultSeed;
+    double power_seconds = 1.0;  // per row; 0: not read
+    int rounds = 0;              // interleaved rounds against the baseline; 0: none
     ct::CommonOptions common;
 };
 
@@ -71,6 +73,13 @@ Checked check_options(const Options& o) {
         c.operands = matmul::parse_operands(o.precision);
     } catch (const std::invalid_argument& e) {
         throw ct::UsageError("--precision", e.what());
+    }
+    if (!(o.power_seconds >= 0 && o.power_seconds <= 60)) {
+        throw ct::UsageError("--power", "give seconds between 0 and 60; got " +
+                                            ct::format_fixed(o.power_seconds, 2));
+    }
+    if (o.rounds < 0 || o.rounds > 1000) {
+        throw ct::UsageError("--rounds", "give 0 to 1000; got " + std::to_string(o.rounds));
     }
     const std::vector<std::string> requested = ct::split_list(o.stages);
     if (requested.empty()) {
@@ -144,6 +153,11 @@ struct Problem {
         }
     }
     bool exact() const { return pattern != matmul::Pattern::kNormal; }
+    /// Whether a check on these inputs is enough: integers and sparse data test every product;
+    /// normal data only within a tolerance, zeros nothing but that C was written.
+    bool checks_every_product() const {
+        return pattern == matmul::Pattern::kIntegers || pattern == matmul::Pattern::kSparse;
+    }
     bool bf16() const { return operands == matmul::Operands::kBf16; }
 
     /// Fills the output with NaN (all bits set), so that an element nobody writes is caught.
@@ -210,8 +224,8 @@ ct::Verification compare(const matmul::Multiplier& multiplier, const Problem& pr
                                   found.describe(multiplier.shape(), problem.exact()));
 }
 
-/// The timed data's result (already computed), then, unless the timed data are the integers, a
-/// run on the integers, checked bit for bit.
+/// The timed data's result (already computed), then, unless the timed data check every product
+/// themselves (integers, sparse), a run on the integers, checked bit for bit.
 ct::Verification verify_both(const matmul::Multiplier& multiplier, const Problem& timed,
                              Problem* integers) {
     ct::Verification result = compare(multiplier, timed, matmul::pattern_name(timed.pattern));
@@ -223,7 +237,7 @@ ct::Verification verify_both(const matmul::Multiplier& multiplier, const Problem
 }
 
 ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, Problem* integers,
-                         const ct::BenchmarkConfig& config) {
+                         const ct::BenchmarkConfig& config, double power_seconds) {
     ct::StageHooks hooks;
     hooks.poison = [&timed] { timed.poison(); };
     hooks.launch = [&multiplier, &timed](cudaStream_t s) { timed.launch(multiplier, s); };
@@ -238,7 +252,7 @@ ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, P
         };
     }
     const double flops = multiplier.shape().flops();
-    hooks.extras = [&multiplier, &timed, flops, config](ct::ResultRow& row) {
+    hooks.extras = [&multiplier, &timed, flops, config, power_seconds](ct::ResultRow& row) {
         if (!row.timed) {
             return;
         }
@@ -252,8 +266,81 @@ ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, P
         const ct::Stats back_to_back =
             ct::time_repeated([&](cudaStream_t s) { timed.launch(multiplier, s); }, batch);
         row.with("back-to-back ms", back_to_back.median_ms, 4);
+        // What the row drew, and the clock it ran at: a tensor-core GEMM is held at the power
+        // limit, and its clock falls with the bits its data toggle.
+        if (power_seconds > 0) {
+            const ct::PowerReading power = ct::measure_power(
+                [&] {
+                    for (int call = 0; call < 4; ++call) {
+                        timed.launch(multiplier, nullptr);
+                    }
+                },
+                power_seconds);
+            if (power.observed) {
+                row.with("W", power.watts, 0);
+                row.with("SM MHz", power.sm_mhz, 0);
+            }
+        }
     };
     return hooks;
+}
+
+/// With --rounds R: R rounds, each timing every stage of the table and then the baseline the
+/// same way (median of single calls); each stage's row gets the median of its R ratios
+/// (baseline ms / stage ms) and their range. A GPU held at its power limit drifts as it warms,
+/// by more than the margins between the fastest rows: ratios taken seconds apart cancel that.
+void add_round_ratios(int rounds, const std::vector<std::unique_ptr<matmul::Multiplier>>& stages,
+                      std::vector<ct::ResultRow>& rows, Problem& timed, ct::TableRun& table) {
+    // time_repeated runs each stage as it was timed; the rows were verified already.
+    const auto baseline = std::find_if(stages.begin(), stages.end(), [](const auto& multiplier) {
+        const std::string& id = multiplier->stage().id;
+        return id == matmul::kCublasStageId || id == matmul::kCublasBf16StageId;
+    });
+    if (rounds == 0 || baseline == stages.end()) {
+        return;
+    }
+    const ct::BenchmarkConfig config = table.options().benchmark_config();
+    const auto median_ms = [&](const matmul::Multiplier& multiplier) {
+        return ct::time_repeated([&](cudaStream_t s) { timed.launch(multiplier, s); }, config)
+            .median_ms;
+    };
+    std::vector<std::vector<double>> ratios(stages.size());
+    for (int round = 0; round < rounds; ++round) {
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            if (stages[i]->stage().role == ct::StageRole::kProgression) {
+                const double stage_ms = median_ms(*stages[i]);
+                ratios[i].push_back(median_ms(**baseline) / stage_ms);
+            }
+        }
+    }
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        std::vector<double>& r = ratios[i];
+        auto row = std::find_if(rows.begin(), rows.end(), [&](const ct::ResultRow& candidate) {
+            return candidate.id == stages[i]->stage().id;
+        });
+        if (r.empty() || row == rows.end()) {
+            continue;
+        }
+        std::sort(r.begin(), r.end());
+        const double median =
+            r.size() % 2 == 1 ? r[r.size() / 2] : (r[r.size() / 2 - 1] + r[r.size() / 2]) / 2;
+        row->with("x cuBLAS, rounds", median, 3);
+        row->with("rounds range",
+                  ct::format_fixed(r.front(), 3) + "-" + ct::format_fixed(r.back(), 3));
+    }
+    table.info().set("rounds", std::to_string(rounds) + " (each: every stage, then cuBLAS, the " +
+                                   "median of " + std::to_string(config.repetitions) +
+                                   " single calls each; x cuBLAS, rounds: the median of the " +
+                                   "per-round ratios)");
+}
+
+/// The header's word on the power columns.
+void describe_power(double seconds, ct::RunInfo& info) {
+    if (seconds > 0) {
+        info.set("power (W, SM MHz)", "per row, over " + ct::format_fixed(seconds, 1) +
+                                          " s of calls back to back: NVML's energy counter's "
+                                          "difference, and the median SM clock read meanwhile");
+    }
 }
 
 /// Stage 8's tuning pass (measuring/tile_tuning.hpp), when stage 8 is in the table: every
@@ -292,10 +379,11 @@ ct::RunInfo make_info(const Options& o, const Checked& c, const ct::DeviceInfo& 
                                : "fp32 (--precision bf16: the tensor-core stages)");
     info.set("shape (m x n x k)", c.shape.text());
     info.set("FLOP per product", ct::format_fixed(c.shape.flops() / 1e9, 2) + " G (2 m n k)");
-    info.set("data", std::string(matmul::pattern_name(c.pattern)) + ", seed " +
-                         std::to_string(o.seed) + " (timed)" +
-                         (timed.exact() ? ", checked bit for bit"
-                                        : "; then integers -4..4, checked bit for bit"));
+    info.set("data",
+             std::string(matmul::pattern_name(c.pattern)) + ", seed " + std::to_string(o.seed) +
+                 " (timed)" +
+                 (timed.checks_every_product() ? ", checked bit for bit"
+                                               : "; then integers -4..4, checked bit for bit"));
     info.set("reference",
              "FP64 on the GPU, checked against the CPU on " + timed.reference.cpu_check_words());
     const std::string fp32_words = ct::format_fixed(matmul::fp32_tolerance(c.shape.k) * 1e6, 1) +
@@ -332,7 +420,7 @@ int run(const Options& o) {
     //    data are exact already.
     Problem timed(checked.pattern, checked.operands, checked.shape, o.seed);
     std::unique_ptr<Problem> integers;
-    if (!timed.exact()) {
+    if (!timed.checks_every_product()) {
         integers = std::make_unique<Problem>(matmul::Pattern::kIntegers, checked.operands,
                                              checked.shape, o.seed);
     }
@@ -347,6 +435,7 @@ int run(const Options& o) {
     //    A stage this GPU cannot run (the tensor-core stages before compute capability 8.0) is
     //    listed as skipped, with the reason.
     std::vector<ct::ResultRow> rows;
+    std::vector<std::unique_ptr<matmul::Multiplier>> multipliers;  // rows' stages, for the rounds
     const int compute_capability = device.cc_major * 10 + device.cc_minor;
     for (const matmul::StageInfo* stage : checked.stages) {
         if (stage->sm90a_only && compute_capability != 90) {
@@ -364,15 +453,17 @@ int run(const Options& o) {
                                    std::to_string(device.cc_minor));
             continue;
         }
-        const matmul::Multiplier multiplier(stage->id, checked.shape,
-                                            stage->uses_tuner ? candidate : -1);
+        multipliers.push_back(std::make_unique<matmul::Multiplier>(
+            stage->id, checked.shape, stage->uses_tuner ? candidate : -1));
+        const matmul::Multiplier& multiplier = *multipliers.back();
         if (!multiplier.math_mode().empty()) {
             table.info().set(
                 stage->precision == matmul::Precision::kTf32 ? "TF32 call" : "cuBLAS call",
                 multiplier.math_mode());
         }
-        rows.push_back(table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
-                                                          table.options().benchmark_config())));
+        rows.push_back(table.time_stage(
+            *stage, hooks_for(multiplier, timed, integers.get(), table.options().benchmark_config(),
+                              o.power_seconds)));
         if (stage->schedule != nullptr && rows_fit_tma(checked.shape)) {
             table.add_note("stage " + stage->id + ": " +
                            stage->schedule(static_cast<int>(checked.shape.m),
@@ -392,6 +483,8 @@ int run(const Options& o) {
     const matmul::Bf16Peak bf16_peak = matmul::bf16_peak(device, ct::observed_clocks());
     table.info().set(bf16 ? "BF16 peak" : "FP32 peak",
                      bf16 ? bf16_peak.describe() : fp32_peak.describe());
+    add_round_ratios(o.rounds, multipliers, rows, timed, table);
+    describe_power(o.power_seconds, table.info());
     for (ct::ResultRow& row : rows) {
         // The TF32 row runs neither on the FP32 lanes nor in BF16: no share of either peak.
         const matmul::Precision precision = matmul::find_stage(row.id)->precision;
@@ -432,14 +525,23 @@ void add_options(CLI::App& app, Options& o) {
     app.add_option("--data", o.data,
                    "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance), "
                    "integers (-4..4; checked bit for bit) or sparse (-1, 0, +1, at most 256 "
-                   "nonzeros in a row of A: every element of C exact in BF16 too). Every row is "
-                   "also checked on integers")
+                   "nonzeros in a row of A: every element of C exact in BF16 too) or zeros (the "
+                   "fewest bits toggled: what the data do to power and clock). Every row is also "
+                   "checked on integers")
         ->capture_default_str();
     app.add_option("--precision", o.precision,
                    "fp32 (the CUDA-core stages 1-9, cublasSgemm, cuBLAS TF32) or bf16 (BF16 in "
                    "and out, FP32 sums: the tensor-core stages from 10 and cuBLAS's BF16 GEMM)")
         ->capture_default_str();
     app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    app.add_option("--power", o.power_seconds,
+                   "seconds of back-to-back calls per row over which its power (NVML's energy "
+                   "counter) and SM clock are read; 0: not read")
+        ->capture_default_str();
+    app.add_option("--rounds", o.rounds,
+                   "after the table, this many rounds each timing every stage and then the "
+                   "baseline: the median of the per-round ratios and their range (0: none)")
+        ->capture_default_str();
     ct::add_common_options(app, o.common);
 }
 

@@ -62,9 +62,13 @@ enum class Pattern {
     /// element of C is an integer within +-256, exact in BF16 as well, so a BF16 output that
     /// lost a single product shows it (with -4..4, BF16's rounding hides errors above 256)
     kSparse,
+    /// Every input 0: the fewest bits a multiply can toggle, for timing only (the power a GEMM
+    /// draws, and so its clock, depends on its data); a run on zeros checks its rows on the
+    /// integers too, since a kernel that writes nothing but zeros would pass on them
+    kZeros,
 };
 
-/// "normal", "integers", "sparse".
+/// "normal", "integers", "sparse", "zeros".
 const char* pattern_name(Pattern pattern);
 
 /// The pattern named `name`; throws std::invalid_argument naming the known ones.

@@ -25,6 +25,8 @@ const char* pattern_name(Pattern pattern) {
             return "integers";
         case Pattern::kSparse:
             return "sparse";
+        case Pattern::kZeros:
+            return "zeros";
         case Pattern::kNormal:
             break;
     }
@@ -32,9 +34,9 @@ const char* pattern_name(Pattern pattern) {
 }
 
 Pattern parse_pattern(const std::string& name) {
-    return cudatutorial::parse_named(
-        std::vector<Pattern>{Pattern::kNormal, Pattern::kIntegers, Pattern::kSparse}, pattern_name,
-        name, "data pattern");
+    return cudatutorial::parse_named(std::vector<Pattern>{Pattern::kNormal, Pattern::kIntegers,
+                                                          Pattern::kSparse, Pattern::kZeros},
+                                     pattern_name, name, "data pattern");
 }
 
 const char* operands_name(Operands operands) {
@@ -55,6 +57,10 @@ std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t
     cudatutorial::parallel_for_ranges(count, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             const std::uint64_t bits = cudatutorial::hash64(key, i);
+            if (pattern == Pattern::kZeros) {
+                values[i] = 0.0f;
+                continue;
+            }
             if (pattern == Pattern::kIntegers) {
                 values[i] =
                     static_cast<float>(static_cast<int>(cudatutorial::bounded(bits, 9)) - 4);

@@ -47,6 +47,13 @@ TEST(MatmulInputs, PatternNames) {
     EXPECT_EQ(matmul::parse_pattern("integers"), Pattern::kIntegers);
     EXPECT_EQ(matmul::parse_pattern("normal"), Pattern::kNormal);
     EXPECT_EQ(matmul::parse_pattern("sparse"), Pattern::kSparse);
+    EXPECT_EQ(matmul::parse_pattern("zeros"), Pattern::kZeros);
+    for (const Pattern p :
+         {Pattern::kNormal, Pattern::kIntegers, Pattern::kSparse, Pattern::kZeros}) {
+        EXPECT_EQ(matmul::parse_pattern(matmul::pattern_name(p)), p);
+    }
+    const std::vector<float> zeros = matmul::make_matrix(Pattern::kZeros, 1000, 7, 1);
+    EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0.0f), 1000);
     EXPECT_THROW(matmul::parse_pattern("random"), std::invalid_argument);
     EXPECT_EQ(matmul::parse_operands("bf16"), matmul::Operands::kBf16);
     EXPECT_EQ(matmul::parse_operands("fp32"), matmul::Operands::kFp32);

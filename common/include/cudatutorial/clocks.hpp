@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -54,6 +55,27 @@ class ClockSampler {
     std::atomic<bool> stop_{false};
     std::thread thread_;
 };
+
+/// The power a stretch of work drew and the SM clock it ran at (measure_power).
+struct PowerReading {
+    bool observed = false;   ///< false: no NVML, or no energy counter (before Volta)
+    double seconds = 0;      ///< the stretch's length
+    double watts = 0;        ///< its energy (the counter's difference) over its length
+    double limit_watts = 0;  ///< the enforced power limit (0: not read)
+    unsigned sm_mhz = 0;     ///< the median of the SM clock readings during it
+    int clock_readings = 0;
+
+    /// "612 W of 700 W, SM 1755 MHz over 1.02 s", or "not observed (...)".
+    std::string describe() const;
+};
+
+/// Calls `queue_batch` (which queues work on the current device and returns without waiting),
+/// reads the SM clock while that work runs, waits for the device, and again, until `seconds`
+/// have passed (at least once); returns the power over the whole stretch from the energy
+/// counter's difference. (nvmlDeviceGetPowerUsage is a one-second average on recent GPUs: it
+/// cannot say what one short stretch drew; the counter can, over a second or more.) Throws
+/// CudaError if the work fails; returns observed = false, the work done, without NVML.
+PowerReading measure_power(const std::function<void()>& queue_batch, double seconds);
 
 /// Everything observed so far in this process.
 ClockObservation observed_clocks();

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <vector>
+
+#include "cudatutorial/check.hpp"
 
 namespace cudatutorial {
 
@@ -18,6 +21,8 @@ using NvmlCall = int (*)();
 using NvmlHandleByBusId = int (*)(const char* bus_id, NvmlDevice* device);
 using NvmlClockInfo = int (*)(NvmlDevice device, int type, unsigned* mhz);
 using NvmlReasons = int (*)(NvmlDevice device, unsigned long long* reasons);
+using NvmlEnergy = int (*)(NvmlDevice device, unsigned long long* millijoules);
+using NvmlPowerLimit = int (*)(NvmlDevice device, unsigned* milliwatts);
 constexpr int kNvmlClockSm = 1;
 constexpr int kNvmlClockMemory = 2;
 // Reasons that are no slowdown: the GPU idle between batches, clocks set by the administrator,
@@ -28,6 +33,8 @@ struct Nvml {
     NvmlHandleByBusId handle_by_bus_id = nullptr;
     NvmlClockInfo clock_info = nullptr;
     NvmlReasons reasons = nullptr;
+    NvmlEnergy energy = nullptr;  // Volta and later
+    NvmlPowerLimit power_limit = nullptr;
     bool ready = false;
 
     Nvml() {
@@ -46,6 +53,10 @@ struct Nvml {
             reasons = reinterpret_cast<NvmlReasons>(
                 dlsym(library, "nvmlDeviceGetCurrentClocksThrottleReasons"));
         }
+        energy =
+            reinterpret_cast<NvmlEnergy>(dlsym(library, "nvmlDeviceGetTotalEnergyConsumption"));
+        power_limit =
+            reinterpret_cast<NvmlPowerLimit>(dlsym(library, "nvmlDeviceGetEnforcedPowerLimit"));
         // Kept loaded and initialised for the life of the process: a reading then costs
         // microseconds.
         ready =
@@ -104,23 +115,38 @@ std::string ClockObservation::describe() const {
            std::to_string(samples) + " readings)";
 }
 
-void observe_clocks() {
+namespace {
+
+const Nvml& nvml_library() {
     static const Nvml nvml;
-    if (!nvml.ready) {
-        return;
-    }
+    return nvml;
+}
+
+/// NVML's handle of the current device (matched by PCI bus id), or nullptr.
+NvmlDevice current_nvml_device() {
+    const Nvml& nvml = nvml_library();
     int device = 0;
     char bus_id[32] = {};
-    if (cudaGetDevice(&device) != cudaSuccess ||
+    if (!nvml.ready || cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) {
         cudaGetLastError();
-        return;
+        return nullptr;
     }
     NvmlDevice handle = nullptr;
+    return nvml.handle_by_bus_id(bus_id, &handle) == 0 ? handle : nullptr;
+}
+
+}  // namespace
+
+void observe_clocks() {
+    const Nvml& nvml = nvml_library();
+    const NvmlDevice handle = current_nvml_device();
+    if (handle == nullptr) {
+        return;
+    }
     unsigned sm = 0;
     unsigned memory = 0;
-    if (nvml.handle_by_bus_id(bus_id, &handle) != 0 ||
-        nvml.clock_info(handle, kNvmlClockSm, &sm) != 0 ||
+    if (nvml.clock_info(handle, kNvmlClockSm, &sm) != 0 ||
         nvml.clock_info(handle, kNvmlClockMemory, &memory) != 0) {
         return;
     }
@@ -162,6 +188,51 @@ ClockSampler::~ClockSampler() {
     if (thread_.joinable()) {
         thread_.join();
     }
+}
+
+std::string PowerReading::describe() const {
+    if (!observed) {
+        return "not observed (NVML or its energy counter unavailable)";
+    }
+    return format_fixed(watts, 0) + " W" +
+           (limit_watts > 0 ? " of " + format_fixed(limit_watts, 0) + " W" : std::string()) +
+           ", SM " + std::to_string(sm_mhz) + " MHz over " + format_fixed(seconds, 2) + " s";
+}
+
+PowerReading measure_power(const std::function<void()>& queue_batch, double seconds) {
+    PowerReading reading;
+    const Nvml& nvml = nvml_library();
+    const NvmlDevice handle = current_nvml_device();
+    unsigned long long start_mj = 0;
+    const bool counted =
+        handle != nullptr && nvml.energy != nullptr && nvml.energy(handle, &start_mj) == 0;
+    std::vector<unsigned> sm_mhz;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    do {
+        queue_batch();
+        unsigned mhz = 0;  // read while the batch runs
+        if (handle != nullptr && nvml.clock_info(handle, kNvmlClockSm, &mhz) == 0) {
+            sm_mhz.push_back(mhz);
+        }
+        CT_CHECK(cudaDeviceSynchronize());
+        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (elapsed < seconds);
+    unsigned long long end_mj = 0;
+    if (!counted || nvml.energy(handle, &end_mj) != 0 || sm_mhz.empty()) {
+        return reading;
+    }
+    reading.observed = true;
+    reading.seconds = elapsed;
+    reading.watts = static_cast<double>(end_mj - start_mj) * 1e-3 / elapsed;
+    unsigned limit_mw = 0;
+    if (nvml.power_limit != nullptr && nvml.power_limit(handle, &limit_mw) == 0) {
+        reading.limit_watts = limit_mw * 1e-3;
+    }
+    std::nth_element(sm_mhz.begin(), sm_mhz.begin() + sm_mhz.size() / 2, sm_mhz.end());
+    reading.sm_mhz = sm_mhz[sm_mhz.size() / 2];
+    reading.clock_readings = static_cast<int>(sm_mhz.size());
+    return reading;
 }
 
 ClockObservation observed_clocks() {
