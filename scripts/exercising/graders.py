@@ -29,6 +29,10 @@ import re
 from typing import Dict, List, Optional
 
 
+# A problem check_rows() returns that starts with this means the case could not be checked on
+# this machine (a stage this GPU cannot run): the grading says COMPILED, NOT CHECKED.
+NOT_CHECKED = "not checked: "
+
 SMALL_SIZES_NOTE = "1, 31, 33 (below and just above a warp), 1023-1025 (around a block), 2^20+3"
 
 
@@ -428,6 +432,58 @@ class MatmulGrader(Grader):
         return ["memcheck", "racecheck", "synccheck"]
 
 
+class MatmulTensorCoreGrader(Grader):
+    """Chapter 9's tensor-core half: stage 13's ring of mbarriers (the phase each side waits for,
+    and the release of a buffer). Hopper only: the stage is built for sm_90a, and on any other
+    GPU its row is skipped and the grading says not checked. Every shape has k and n multiples
+    of 8 (rows of 16 bytes: otherwise the stage runs stage 11's kernel, not yours) and k of at
+    least 12 k-tiles of 64, so that the ring of 4 buffers turns three times or more; the data are
+    sparse (-1, 0, +1: every sum within +-256, exact in BF16, so one product lost or read twice
+    shows) or integers, one case normal. A wait that never ends gives up after 4 s and the
+    product comes out wrong; each case runs in a process of its own."""
+    executable = "matmul"
+    compare_label = "cuBLAS"
+    fixed = [  # (m, n, k, data)
+        (128, 256, 768, "sparse"), (1, 8, 776, "sparse"), (129, 264, 1032, "sparse"),
+        (65, 72, 8192, "sparse"), (300, 520, 4096, "integers"), (1000, 2056, 2048, "sparse"),
+        (4096, 4096, 4096, "sparse"), (513, 264, 1000, "normal"),
+    ]
+
+    def cases(self, seed, large):
+        rng = random.Random(seed)
+        chosen = list(self.fixed) + [(rng.randrange(33, 2048) | 1, 8 * rng.randrange(5, 300),
+                                      8 * rng.randrange(97, 512), "sparse")]
+        return [Case(f"m={m} n={n} k={k} data={d}",
+                     ["--precision", "bf16", "--stage", self.stage, "--m", str(m), "--n", str(n),
+                      "--k", str(k), "--data", d, "--seed", str(seed), "--warmup", "1",
+                      "--reps", "2", "--power", "0"])
+                for m, n, k, d in chosen]
+
+    def timing_args(self, seed):
+        return ["--precision", "bf16", "--stage", f"{self.stage},cublas_bf16", "--size", "4096",
+                "--seed", str(seed), "--power", "0"]
+
+    def compare_ids(self):
+        return ["cublas_bf16"]
+
+    def sanitize_case(self, seed):
+        # 9 k-tiles of 64: the ring turns twice, its phase bits flip.
+        return Case("m=65 n=72 k=520", ["--precision", "bf16", "--stage", self.stage, "--m", "65",
+                                        "--n", "72", "--k", "520", "--data", "sparse", "--seed",
+                                        str(seed), "--warmup", "0", "--reps", "1", "--power",
+                                        "0"])
+
+    def sanitize_tools(self):
+        return ["memcheck", "racecheck", "synccheck"]
+
+    def check_rows(self, rows):
+        row = rows.get(self.stage)
+        if row is not None and row.get("expected_failure") and "sm_90a" in (row.get("detail") or ""):
+            return [NOT_CHECKED + "stage " + self.stage + " runs on compute capability 9.0 only "
+                    "(Hopper): " + row.get("detail")]
+        return super().check_rows(rows)
+
+
 GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "first_kernel": FirstKernelGrader,
     "divergence": DivergenceGrader,
@@ -438,4 +494,5 @@ GRADERS = {  # the grader column of exercises/exercises.txt -> its class
     "multi_gpu": MultiGpuGrader,
     "scan": ScanGrader,
     "matmul": MatmulGrader,
+    "matmul_tensor_cores": MatmulTensorCoreGrader,
 }

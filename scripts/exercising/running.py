@@ -13,7 +13,7 @@ import tempfile
 import time
 from typing import Dict, List, Tuple
 
-from .graders import Grader
+from .graders import NOT_CHECKED, Grader
 
 NO_GPU_TEXT = "no NVIDIA GPU"
 # How a program says that this machine cannot run its checks (exercise multi-gpu-4's harness
@@ -72,6 +72,9 @@ def judge(result: RunResult, grader: Grader) -> Tuple[str, List[str]]:
                         f"({'a CUDA error' if result.code == 3 else 'crashed'}):",
                         last_lines(result.output, 8)]
     problems = grader.check_rows(result.rows)
+    not_checked = [p for p in problems if p.startswith(NOT_CHECKED)]
+    if not_checked:
+        return "no-gpu", [not_checked[0][len(NOT_CHECKED):]]
     return ("fail", problems) if problems else ("pass", [])
 
 

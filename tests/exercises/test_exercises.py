@@ -417,6 +417,39 @@ class WrapAround(unittest.TestCase):
             self.assertEqual(self.run_protocol(self.at_least, 10, 8, schedule), "ok")
 
 
+class MatmulTensorCores(unittest.TestCase):
+    """Exercise matmul-13: Hopper or not checked, and cases that turn the ring on stage 13's own
+    kernel (16-byte rows), so that a wrong phase shows."""
+
+    def test_another_gpu_is_not_checked(self):
+        grader = graders.MatmulTensorCoreGrader("13")
+        skipped = {"13": {"passed": False, "expected_failure": True,
+                          "detail": "built for sm_90a (wgmma), which runs on compute capability "
+                                    "9.0 only; this GPU has 8.9"}}
+        verdict, why = running.judge(running.RunResult(0, "", skipped, 0.1), grader)
+        self.assertEqual(verdict, "no-gpu")
+        self.assertIn("compute capability 9.0", why[0])
+        wrong = {"13": {"passed": False, "detail": "sparse: element 7 is 3, expected 4"}}
+        verdict, why = running.judge(running.RunResult(1, "", wrong, 0.1), grader)
+        self.assertEqual(verdict, "fail")
+        self.assertIn("element 7", why[0])
+
+    def test_cases_turn_the_ring_on_tma_rows(self):
+        cases = graders.MatmulTensorCoreGrader("13").cases(seed=7, large=False)
+
+        def value(case, option):
+            return case.args[case.args.index(option) + 1]
+
+        for case in cases:
+            with self.subTest(case.label):
+                self.assertEqual(value(case, "--precision"), "bf16")
+                self.assertEqual(int(value(case, "--n")) % 8, 0)
+                self.assertEqual(int(value(case, "--k")) % 8, 0)
+                self.assertGreaterEqual(int(value(case, "--k")), 12 * 64)  # three turns of 4
+        self.assertTrue({"sparse", "integers", "normal"} <= {value(c, "--data") for c in cases})
+        self.assertIn(1, {int(value(c, "--m")) for c in cases})
+
+
 class Cases(unittest.TestCase):
     """The grader cannot be fooled easily: odd sizes, below a block and far above, several
     block sizes and data patterns, never the chapters' default seed."""

@@ -55,6 +55,32 @@ constexpr std::uint32_t kSwizzlePeriod = 1024;
 static_assert(128 * kProducerRegisters + 128 * kConsumers * kConsumerRegisters <= 65536,
               "the register file of one SM");
 
+// The ring's phases. An mbarrier counts its phases 0, 1, 2, ... and a wait names the one it
+// waits for by its parity alone: mbarrier_wait(b, p) returns once the latest phase of b with
+// parity p has completed, and at once if b's current (incomplete) phase has the other parity, as
+// a new barrier's phase 0 does for p = 1. K-tile t lives in buffer t % kStages, and is that
+// buffer's use t / kStages (0, 1, 2, ...).
+// EXERCISE BEGIN: the parity each side waits for. full[s] completes one phase per use of buffer
+// EXERCISE HINT: s (when the copy engine has landed the k-tile's bytes); empty[s] one phase per
+// EXERCISE HINT: use too (when the consumer warps have released it). A consumer about to read
+// EXERCISE HINT: k-tile t waits for full's phase of use t / kStages. The producer about to refill
+// EXERCISE HINT: buffer s with k-tile t (t >= kStages) waits until the previous use of s, k-tile
+// EXERCISE HINT: t - kStages, is released: which phase of empty[s] is that? (Too early a phase
+// EXERCISE HINT: reads a buffer before it is filled or refills one still read; too late, and a
+// EXERCISE HINT: wait never ends: here it gives up after 4 s and the product comes out wrong.)
+// EXERCISE STUB: __device__ inline unsigned filled_parity(int /* t */) { return 0; }
+// EXERCISE STUB: __device__ inline unsigned released_parity(int /* t */) { return 0; }
+/// The parity of full[t % kStages]'s phase that completes when k-tile t has landed.
+__device__ inline unsigned filled_parity(int t) {
+    return static_cast<unsigned>(t / kStages) % 2;
+}
+/// The parity of empty[t % kStages]'s phase that completes when k-tile t - kStages, the buffer's
+/// previous use, has been read by every consumer warp (t >= kStages).
+__device__ inline unsigned released_parity(int t) {
+    return static_cast<unsigned>(t / kStages - 1) % 2;
+}
+// EXERCISE END
+
 __global__ void __launch_bounds__(kThreads, 1)
     matmul_warp_specialized(const __grid_constant__ CUtensorMap a_map,
                             const __grid_constant__ CUtensorMap b_map, __nv_bfloat16* c, int m,
@@ -82,13 +108,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     if (warpgroup == 0) {
         // The producer. Use j of buffer s (k-tile t = j kStages + s) first waits for the
-        // consumers to have released use j - 1, the phase j - 1 of empty[s].
+        // consumers to have released use j - 1.
         hopper::release_registers_to<kProducerRegisters>();
         if (threadIdx.x == 0) {
             for (int t = 0; t < tiles_k; ++t) {
                 const int stage = t % kStages;
                 if (t >= kStages) {
-                    hopper::mbarrier_wait(&empty[stage], (t / kStages - 1) % 2);
+                    hopper::mbarrier_wait(&empty[stage], released_parity(t));
                 }
                 unsigned char* a_tile = tiles + stage * kStageBytes;
                 hopper::mbarrier_expect_bytes(&full[stage], kStageBytes);
@@ -105,11 +131,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     // A consumer: rows 64 (warpgroup - 1) .. + 63 of the block's tile, all 256 columns.
     hopper::claim_registers_up_to<kConsumerRegisters>();
     const int rows = (warpgroup - 1) * 64;
-    const bool warp_leader = threadIdx.x % 32 == 0;
     float sum[128] = {};
     for (int t = 0; t < tiles_k; ++t) {
         const int stage = t % kStages;
-        hopper::mbarrier_wait(&full[stage], (t / kStages) % 2);
+        hopper::mbarrier_wait(&full[stage], filled_parity(t));
         const unsigned char* a_tile = tiles + stage * kStageBytes;
         const unsigned char* b_tile = a_tile + kBytesA;
         hopper::wgmma_fence();
@@ -122,11 +147,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             hopper::wgmma_m64n256k16(sum, a, b);
         }
         hopper::wgmma_commit();
-        // k-tile t's MMAs run on; t - 1's are done, in this warp: release its buffer.
+        // EXERCISE BEGIN: release a buffer once this warp is done reading it. The MMAs of k-tile t
+        // EXERCISE HINT: were just issued and still read their buffer; wgmma_wait<1>() returns
+        // EXERCISE HINT: when at most one group (t's) is still running, so t - 1's buffer is read:
+        // EXERCISE HINT: then lane 0 of each warp arrives once (mbarrier_arrive) on that buffer's
+        // EXERCISE HINT: empty barrier, which expects kConsumerWarps arrivals a phase.
         hopper::wgmma_wait<1>();
-        if (t > 0 && warp_leader) {
+        if (t > 0 && threadIdx.x % 32 == 0) {
             hopper::mbarrier_arrive(&empty[(t - 1) % kStages]);
         }
+        // EXERCISE END
     }
     hopper::wgmma_wait<0>();
     hopper::fence_registers(sum);
