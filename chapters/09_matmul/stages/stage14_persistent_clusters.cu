@@ -150,9 +150,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::cluster_sync();  // no copy lands on, nor arrival reaches, a barrier not yet made
 
     if (warpgroup == 0) {
-        // The producer. Its k-tiles are counted across tiles (`use`), as the ring sees them.
+        // The producer: warp 0, whose lane 0 issues the copies. Its k-tiles are counted across
+        // tiles (`use`), as the ring sees them. The whole warp walks the loop: lanes left waiting
+        // at the cluster barrier below while lane 0 works would share the warp's issue slots with
+        // it (stage 13's simply exit; here every thread must reach that barrier).
         hopper::release_registers_to<kProducerRegisters>();
-        if (threadIdx.x == 0) {
+        const bool issuer = threadIdx.x == 0;
+        if (threadIdx.x < 32) {
             int use = 0;
             for (int tile = hopper::cluster_index(); tile < cluster_tiles;
                  tile += hopper::cluster_count()) {
@@ -163,15 +167,18 @@ __global__ void __launch_bounds__(kThreads, 1)
                     if (use >= kStages) {  // both CTAs' consumers released its last use
                         hopper::mbarrier_wait<true>(&empty[stage], (use / kStages - 1) % 2);
                     }
-                    unsigned char* a_tile = tiles + stage * kStageBytes;
-                    hopper::mbarrier_expect_bytes(&full[stage], kStageBytes);  // B: both halves
-                    hopper::tma_load_2d(a_tile, &a_map, t * kTileK, row, &full[stage]);
-                    for (int box = static_cast<int>(rank) * kBoxesPerCta;
-                         box < (static_cast<int>(rank) + 1) * kBoxesPerCta; ++box) {
-                        hopper::tma_load_2d_multicast(a_tile + kBytesA + box * kBytesBoxB, &b_map,
-                                                      origin.y + box * kBoxN, t * kTileK,
-                                                      &full[stage], kWholeCluster);
+                    if (issuer) {
+                        unsigned char* a_tile = tiles + stage * kStageBytes;
+                        hopper::mbarrier_expect_bytes(&full[stage], kStageBytes);  // B: both halves
+                        hopper::tma_load_2d(a_tile, &a_map, t * kTileK, row, &full[stage]);
+                        for (int box = static_cast<int>(rank) * kBoxesPerCta;
+                             box < (static_cast<int>(rank) + 1) * kBoxesPerCta; ++box) {
+                            hopper::tma_load_2d_multicast(a_tile + kBytesA + box * kBytesBoxB,
+                                                          &b_map, origin.y + box * kBoxN,
+                                                          t * kTileK, &full[stage], kWholeCluster);
+                        }
                     }
+                    __syncwarp();
                 }
             }
         }
