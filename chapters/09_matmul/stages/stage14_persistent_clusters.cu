@@ -164,8 +164,11 @@ __global__ void __launch_bounds__(kThreads, 1)
                 const int row = origin.x + static_cast<int>(rank) * kTileM;
                 for (int t = 0; t < tiles_k; ++t, ++use) {
                     const int stage = use % kStages;
-                    if (use >= kStages) {  // both CTAs' consumers released its last use
-                        hopper::mbarrier_wait<true>(&empty[stage], (use / kStages - 1) % 2);
+                    // Both CTAs' consumers released its last use. Their arrivals came with
+                    // release at cluster scope after wgmma had read the buffer; the copies issued
+                    // after this wait cannot overtake those reads.
+                    if (use >= kStages) {
+                        hopper::mbarrier_wait(&empty[stage], (use / kStages - 1) % 2);
                     }
                     if (issuer) {
                         unsigned char* a_tile = tiles + stage * kStageBytes;

@@ -73,22 +73,15 @@ __device__ inline void claim_registers_up_to() {
 /// Set once any wait below has given up: every later wait in the module returns at once.
 static __device__ unsigned int wait_gave_up = 0;
 
-/// Whether `barrier`'s phase `parity` has completed, with acquire semantics at the scope of the
-/// CTA, or of the cluster (kCluster: the arrivals came from the other CTAs of the cluster too).
-template <bool kCluster>
-__device__ inline bool mbarrier_try_wait(std::uint64_t* barrier, unsigned parity) {
-    std::uint32_t done = 0;
-    if constexpr (kCluster) {
-        asm volatile(
-            "{\n"
-            ".reg .pred p;\n"
-            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n"
-            "}\n"
-            : "=r"(done)
-            : "r"(smem(barrier)), "r"(parity)
-            : "memory");
-    } else {
+/// Waits until `barrier`'s phase `parity` has completed. Bounded: a wait that outlasts 4 seconds
+/// (a bug: a phase nobody completes) gives up, and so does every wait after it, so the kernel
+/// ends with a wrong product, which the verification reports, instead of hanging the GPU. (Not
+/// a trap, nor a printf: ending a thread or calling a function between wgmma instructions makes
+/// the compiler wait for or serialize them.)
+__device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
+    std::uint64_t start = 0;
+    for (;;) {
+        std::uint32_t done = 0;
         asm volatile(
             "{\n"
             ".reg .pred p;\n"
@@ -98,20 +91,6 @@ __device__ inline bool mbarrier_try_wait(std::uint64_t* barrier, unsigned parity
             : "=r"(done)
             : "r"(smem(barrier)), "r"(parity)
             : "memory");
-    }
-    return done != 0;
-}
-
-/// Waits until `barrier`'s phase `parity` has completed. Bounded: a wait that outlasts 4 seconds
-/// (a bug: a phase nobody completes) gives up, and so does every wait after it, so the kernel
-/// ends with a wrong product, which the verification reports, instead of hanging the GPU. (Not
-/// a trap, nor a printf: ending a thread or calling a function between wgmma instructions makes
-/// the compiler wait for or serialize them.) kCluster: see mbarrier_try_wait.
-template <bool kCluster = false>
-__device__ inline void mbarrier_wait(std::uint64_t* barrier, unsigned parity) {
-    std::uint64_t start = 0;
-    for (;;) {
-        const bool done = mbarrier_try_wait<kCluster>(barrier, parity);
         if (done || *static_cast<volatile unsigned*>(&wait_gave_up) != 0) {
             return;
         }
