@@ -245,6 +245,28 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+/// The launch of `clusters` clusters of kCluster blocks on `stream`: the configuration
+/// cudaLaunchKernelEx and cudaOccupancyMaxActiveClusters take, with its cluster attribute.
+struct ClusterLaunch {
+    cudaLaunchAttribute cluster = {};
+    cudaLaunchConfig_t config = {};
+
+    ClusterLaunch(int clusters, cudaStream_t stream) {
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = kCluster;
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
+        config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
+        config.blockDim = dim3(kThreads);
+        config.dynamicSmemBytes = kSharedBytes;
+        config.stream = stream;
+        config.attrs = &cluster;  // hence not copyable
+        config.numAttrs = 1;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 /// How many clusters of this kernel fit on the current GPU at once (0: none), asked once per
 /// device: the grid of every launch.
 int resident_clusters() {
@@ -256,18 +278,9 @@ int resident_clusters() {
         CT_CHECK(cudaFuncSetAttribute(matmul_persistent_clusters,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       static_cast<int>(kSharedBytes)));
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(kCluster);
-        config.blockDim = dim3(kThreads);
-        config.dynamicSmemBytes = kSharedBytes;
-        cudaLaunchAttribute cluster;
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = kCluster;
-        cluster.val.clusterDim.y = 1;
-        cluster.val.clusterDim.z = 1;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
-        CT_CHECK(cudaOccupancyMaxActiveClusters(&clusters, matmul_persistent_clusters, &config));
+        const ClusterLaunch one(1, nullptr);
+        CT_CHECK(
+            cudaOccupancyMaxActiveClusters(&clusters, matmul_persistent_clusters, &one.config));
         device_asked = device;
     }
     return clusters;
@@ -294,20 +307,9 @@ void launch_persistent_clusters(const Bf16LaunchArgs& a) {
     const CUtensorMap a_map = bf16_tensor_map(a.a, a.m, a.k, kTileM, kTileK);
     const CUtensorMap b_map = bf16_tensor_map(a.b, a.k, a.n, kTileK, kBoxN);
     const CUtensorMap c_map = bf16_tensor_map(a.c, a.m, a.n, kBoxC, kBoxC);
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
-    config.blockDim = dim3(kThreads);
-    config.dynamicSmemBytes = kSharedBytes;
-    config.stream = a.stream;
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = kCluster;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
-    config.attrs = &cluster;
-    config.numAttrs = 1;
-    CT_CHECK(cudaLaunchKernelEx(&config, matmul_persistent_clusters, a_map, b_map, c_map, a.m, a.n,
-                                a.k));
+    const ClusterLaunch launch(clusters, a.stream);
+    CT_CHECK(cudaLaunchKernelEx(&launch.config, matmul_persistent_clusters, a_map, b_map, c_map,
+                                a.m, a.n, a.k));
     CT_CHECK_LAUNCH();
 }
 
