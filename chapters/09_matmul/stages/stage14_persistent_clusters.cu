@@ -120,6 +120,43 @@ __device__ inline void store_tile(float (&sum)[128], unsigned char* staging, int
     }
 }
 
+/// The producer warp's loop: every k-tile of every tile of this cluster, in the ring's order
+/// (`use` counts k-tiles across tiles, as the ring sees them); lane 0 issues the copies. The
+/// whole warp walks the loop: lanes left waiting at the kernel's final cluster barrier while
+/// lane 0 works would share the warp with it.
+__device__ __forceinline__ void produce_tiles(const CUtensorMap* a_map, const CUtensorMap* b_map,
+                                              unsigned char* tiles, std::uint64_t* full,
+                                              std::uint64_t* empty, unsigned rank, int tile_rows,
+                                              int tile_cols, int tiles_k) {
+    const bool issuer = threadIdx.x == 0;
+    int use = 0;
+    for (int tile = hopper::cluster_index(); tile < tile_rows * tile_cols;
+         tile += hopper::cluster_count()) {
+        const int2 origin = grouped_tile(tile, tile_rows, tile_cols);
+        const int row = origin.x + static_cast<int>(rank) * kTileM;
+        for (int t = 0; t < tiles_k; ++t, ++use) {
+            const int stage = use % kStages;
+            // Both CTAs' consumers released its last use, after wgmma had read it; the copies
+            // issued after this wait cannot overtake those reads.
+            if (use >= kStages) {
+                hopper::mbarrier_wait(&empty[stage], (use / kStages - 1) % 2);
+            }
+            if (issuer) {
+                unsigned char* a_tile = tiles + stage * kStageBytes;
+                hopper::mbarrier_expect_bytes(&full[stage], kStageBytes);  // B: both halves
+                hopper::tma_load_2d(a_tile, a_map, t * kTileK, row, &full[stage]);
+                for (int box = static_cast<int>(rank) * kBoxesPerCta;
+                     box < (static_cast<int>(rank) + 1) * kBoxesPerCta; ++box) {
+                    hopper::tma_load_2d_multicast(a_tile + kBytesA + box * kBytesBoxB, b_map,
+                                                  origin.y + box * kBoxN, t * kTileK, &full[stage],
+                                                  kWholeCluster);
+                }
+            }
+            __syncwarp();
+        }
+    }
+}
+
 __global__ void __launch_bounds__(kThreads, 1)
     matmul_persistent_clusters(const __grid_constant__ CUtensorMap a_map,
                                const __grid_constant__ CUtensorMap b_map,
@@ -150,40 +187,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::cluster_sync();  // no copy lands on, nor arrival reaches, a barrier not yet made
 
     if (warpgroup == 0) {
-        // The producer: warp 0, whose lane 0 issues the copies. Its k-tiles are counted across
-        // tiles (`use`), as the ring sees them. The whole warp walks the loop: lanes left waiting
-        // at the cluster barrier below while lane 0 works would share the warp's issue slots with
-        // it (stage 13's simply exit; here every thread must reach that barrier).
+        // The producer: warp 0 (produce_tiles); its other warps go on to the final barrier.
         hopper::release_registers_to<kProducerRegisters>();
-        const bool issuer = threadIdx.x == 0;
         if (threadIdx.x < 32) {
-            int use = 0;
-            for (int tile = hopper::cluster_index(); tile < cluster_tiles;
-                 tile += hopper::cluster_count()) {
-                const int2 origin = grouped_tile(tile, tile_rows, tile_cols);
-                const int row = origin.x + static_cast<int>(rank) * kTileM;
-                for (int t = 0; t < tiles_k; ++t, ++use) {
-                    const int stage = use % kStages;
-                    // Both CTAs' consumers released its last use. Their arrivals came with
-                    // release at cluster scope after wgmma had read the buffer; the copies issued
-                    // after this wait cannot overtake those reads.
-                    if (use >= kStages) {
-                        hopper::mbarrier_wait(&empty[stage], (use / kStages - 1) % 2);
-                    }
-                    if (issuer) {
-                        unsigned char* a_tile = tiles + stage * kStageBytes;
-                        hopper::mbarrier_expect_bytes(&full[stage], kStageBytes);  // B: both halves
-                        hopper::tma_load_2d(a_tile, &a_map, t * kTileK, row, &full[stage]);
-                        for (int box = static_cast<int>(rank) * kBoxesPerCta;
-                             box < (static_cast<int>(rank) + 1) * kBoxesPerCta; ++box) {
-                            hopper::tma_load_2d_multicast(a_tile + kBytesA + box * kBytesBoxB,
-                                                          &b_map, origin.y + box * kBoxN,
-                                                          t * kTileK, &full[stage], kWholeCluster);
-                        }
-                    }
-                    __syncwarp();
-                }
-            }
+            produce_tiles(&a_map, &b_map, tiles, full, empty, rank, tile_rows, tile_cols, tiles_k);
         }
     } else {
         // A consumer: rows 64 (warpgroup - 1) .. + 63 of its CTA's half of each tile.
