@@ -146,18 +146,14 @@ __device__ inline void cluster_sync() {
             : "memory");
 }
 
-/// Arrives on the mbarrier at `barrier`'s place in the shared memory of CTA `rank` of this
-/// cluster (mapa translates the address), with the default semantics, release at CTA scope. Not
-/// .release.cluster: that compiles to a memory barrier that waits for every access of the warp
-/// still in flight, wgmma's among them, once per k-tile. What the arrival announces (wgmma has
-/// read the buffer) is already ordered by wgmma.wait_group, and the copies that will overwrite
-/// the buffer are issued only after the partner sees the phase complete.
+/// Arrives, with release semantics at cluster scope, on the mbarrier at `barrier`'s place in the
+/// shared memory of CTA `rank` of this cluster (mapa translates the address).
 __device__ inline void mbarrier_arrive_in(std::uint64_t* barrier, unsigned rank) {
     asm volatile(
         "{\n"
         ".reg .b32 remote;\n"
         "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
         "}\n" ::"r"(smem(barrier)),
         "r"(rank)
         : "memory");
