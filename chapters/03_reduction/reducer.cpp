@@ -405,24 +405,22 @@ std::string describe_grid(const std::string& stage_id, const std::vector<Pass>& 
 // ---------------------------------------------------------------------------------------------
 // Input patterns
 
+namespace {
+const cudatutorial::NameTable<Pattern>& patterns() {
+    static const cudatutorial::NameTable<Pattern> table = {{Pattern::kRandom, "random"},
+                                                           {Pattern::kOnes, "ones"},
+                                                           {Pattern::kAlternating, "alternating"},
+                                                           {Pattern::kExtremes, "extremes"}};
+    return table;
+}
+}  // namespace
+
 const char* pattern_name(Pattern pattern) {
-    switch (pattern) {
-        case Pattern::kRandom:
-            return "random";
-        case Pattern::kOnes:
-            return "ones";
-        case Pattern::kAlternating:
-            return "alternating";
-        case Pattern::kExtremes:
-            return "extremes";
-    }
-    return "?";
+    return patterns().name(pattern);
 }
 
 Pattern parse_pattern(const std::string& name) {
-    static const std::vector<Pattern> patterns = {Pattern::kRandom, Pattern::kOnes,
-                                                  Pattern::kAlternating, Pattern::kExtremes};
-    return cudatutorial::parse_named(patterns, pattern_name, name, "data pattern");
+    return patterns().parse(name, "data pattern");
 }
 
 std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {

@@ -74,31 +74,28 @@ std::string Binning::describe() const {
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
+namespace {
+const ct::NameTable<Distribution>& distributions() {
+    static const ct::NameTable<Distribution> table = {{Distribution::kUniform, "uniform"},
+                                                      {Distribution::kSkewed, "skewed"},
+                                                      {Distribution::kRuns, "runs"},
+                                                      {Distribution::kOneLetter, "one-letter"},
+                                                      {Distribution::kRandomBytes, "random-bytes"}};
+    return table;
+}
+}  // namespace
+
 const std::vector<Distribution>& all_distributions() {
-    static const std::vector<Distribution> all = {Distribution::kUniform, Distribution::kSkewed,
-                                                  Distribution::kRuns, Distribution::kOneLetter,
-                                                  Distribution::kRandomBytes};
+    static const std::vector<Distribution> all = distributions().values();
     return all;
 }
 
 std::string distribution_name(Distribution distribution) {
-    switch (distribution) {
-        case Distribution::kUniform:
-            return "uniform";
-        case Distribution::kSkewed:
-            return "skewed";
-        case Distribution::kRuns:
-            return "runs";
-        case Distribution::kOneLetter:
-            return "one-letter";
-        case Distribution::kRandomBytes:
-            return "random-bytes";
-    }
-    return "unknown";
+    return distributions().name(distribution);
 }
 
 Distribution parse_distribution(const std::string& name) {
-    return ct::parse_named(all_distributions(), distribution_name, name, "distribution");
+    return distributions().parse(name, "distribution");
 }
 
 namespace {

@@ -14,30 +14,28 @@ namespace histogram {
 
 namespace ct = cudatutorial;
 
+namespace {
+const ct::NameTable<WideDistribution>& wide_distributions() {
+    static const ct::NameTable<WideDistribution> table = {
+        {WideDistribution::kUniform, "uniform"},
+        {WideDistribution::kSkewed, "skewed"},
+        {WideDistribution::kRuns, "runs"},
+        {WideDistribution::kOneValue, "one-letter"}};
+    return table;
+}
+}  // namespace
+
 const std::vector<WideDistribution>& all_wide_distributions() {
-    static const std::vector<WideDistribution> list = {
-        WideDistribution::kUniform, WideDistribution::kSkewed, WideDistribution::kRuns,
-        WideDistribution::kOneValue};
+    static const std::vector<WideDistribution> list = wide_distributions().values();
     return list;
 }
 
 std::string wide_distribution_name(WideDistribution distribution) {
-    switch (distribution) {
-        case WideDistribution::kUniform:
-            return "uniform";
-        case WideDistribution::kSkewed:
-            return "skewed";
-        case WideDistribution::kRuns:
-            return "runs";
-        case WideDistribution::kOneValue:
-            return "one-letter";
-    }
-    return "unknown";
+    return wide_distributions().name(distribution);
 }
 
 WideDistribution parse_wide_distribution(const std::string& name) {
-    return ct::parse_named(all_wide_distributions(), wide_distribution_name, name,
-                           "16-bit distribution");
+    return wide_distributions().parse(name, "16-bit distribution");
 }
 
 std::vector<WideValue> generate_wide_input(WideDistribution distribution, std::size_t n,

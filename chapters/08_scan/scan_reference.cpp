@@ -10,13 +10,20 @@
 
 namespace scan {
 
+namespace {
+const cudatutorial::NameTable<Kind>& kinds() {
+    static const cudatutorial::NameTable<Kind> table = {{Kind::kInclusive, "inclusive"},
+                                                        {Kind::kExclusive, "exclusive"}};
+    return table;
+}
+}  // namespace
+
 const char* kind_name(Kind kind) {
-    return kind == Kind::kExclusive ? "exclusive" : "inclusive";
+    return kinds().name(kind);
 }
 
 Kind parse_kind(const std::string& name) {
-    return cudatutorial::parse_named(std::vector<Kind>{Kind::kInclusive, Kind::kExclusive},
-                                     kind_name, name, "scan kind");
+    return kinds().parse(name, "scan kind");
 }
 
 Value reference_scan(const Value* in, Value* out, std::size_t n, Kind kind, Value carry) {
@@ -42,24 +49,22 @@ std::vector<Value> reference_scan(const std::vector<Value>& in, Kind kind) {
     return out;
 }
 
+namespace {
+const cudatutorial::NameTable<Pattern>& patterns() {
+    static const cudatutorial::NameTable<Pattern> table = {{Pattern::kRandom, "random"},
+                                                           {Pattern::kOnes, "ones"},
+                                                           {Pattern::kMax, "max"},
+                                                           {Pattern::kAlternating, "alternating"}};
+    return table;
+}
+}  // namespace
+
 const char* pattern_name(Pattern pattern) {
-    switch (pattern) {
-        case Pattern::kRandom:
-            return "random";
-        case Pattern::kOnes:
-            return "ones";
-        case Pattern::kMax:
-            return "max";
-        case Pattern::kAlternating:
-            return "alternating";
-    }
-    return "?";
+    return patterns().name(pattern);
 }
 
 Pattern parse_pattern(const std::string& name) {
-    static const std::vector<Pattern> patterns = {Pattern::kRandom, Pattern::kOnes, Pattern::kMax,
-                                                  Pattern::kAlternating};
-    return cudatutorial::parse_named(patterns, pattern_name, name, "data pattern");
+    return patterns().parse(name, "data pattern");
 }
 
 std::vector<Value> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) {

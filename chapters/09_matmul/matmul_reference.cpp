@@ -19,33 +19,35 @@ std::string Shape::text() const {
     return std::to_string(m) + " x " + std::to_string(n) + " x " + std::to_string(k);
 }
 
+namespace {
+const cudatutorial::NameTable<Pattern>& patterns() {
+    static const cudatutorial::NameTable<Pattern> table = {{Pattern::kNormal, "normal"},
+                                                           {Pattern::kIntegers, "integers"},
+                                                           {Pattern::kSparse, "sparse"},
+                                                           {Pattern::kZeros, "zeros"}};
+    return table;
+}
+const cudatutorial::NameTable<Operands>& operand_kinds() {
+    static const cudatutorial::NameTable<Operands> table = {{Operands::kFp32, "fp32"},
+                                                            {Operands::kBf16, "bf16"}};
+    return table;
+}
+}  // namespace
+
 const char* pattern_name(Pattern pattern) {
-    switch (pattern) {
-        case Pattern::kIntegers:
-            return "integers";
-        case Pattern::kSparse:
-            return "sparse";
-        case Pattern::kZeros:
-            return "zeros";
-        case Pattern::kNormal:
-            break;
-    }
-    return "normal";
+    return patterns().name(pattern);
 }
 
 Pattern parse_pattern(const std::string& name) {
-    return cudatutorial::parse_named(std::vector<Pattern>{Pattern::kNormal, Pattern::kIntegers,
-                                                          Pattern::kSparse, Pattern::kZeros},
-                                     pattern_name, name, "data pattern");
+    return patterns().parse(name, "data pattern");
 }
 
 const char* operands_name(Operands operands) {
-    return operands == Operands::kBf16 ? "bf16" : "fp32";
+    return operand_kinds().name(operands);
 }
 
 Operands parse_operands(const std::string& name) {
-    return cudatutorial::parse_named(std::vector<Operands>{Operands::kFp32, Operands::kBf16},
-                                     operands_name, name, "precision");
+    return operand_kinds().parse(name, "precision");
 }
 
 std::vector<float> make_matrix(Pattern pattern, std::size_t count, std::uint64_t seed,

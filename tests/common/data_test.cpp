@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <set>
+#include <stdexcept>
+#include <vector>
 
 #include "cudatutorial/data.hpp"
 
@@ -54,4 +56,19 @@ TEST(Generators, BytesAndLettersAreRoughlyUniform) {
     EXPECT_TRUE(std::all_of(letters.begin(), letters.end(),
                             [](unsigned char c) { return c >= 'a' && c <= 'z'; }));
     EXPECT_EQ(std::set<unsigned char>(letters.begin(), letters.end()).size(), 26u);
+}
+
+TEST(NameTable, NamesParsesAndListsEachValueOnce) {
+    enum class Colour { kRed, kGreen, kBlue };
+    const ct::NameTable<Colour> colours = {{Colour::kRed, "red"}, {Colour::kGreen, "green"}};
+    EXPECT_STREQ(colours.name(Colour::kGreen), "green");
+    EXPECT_STREQ(colours.name(Colour::kBlue), "?");  // not in the table
+    EXPECT_EQ(colours.parse("red", "colour"), Colour::kRed);
+    EXPECT_EQ(colours.values(), (std::vector<Colour>{Colour::kRed, Colour::kGreen}));
+    try {
+        colours.parse("blue", "colour");
+        FAIL() << "an unknown name parsed";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "unknown colour 'blue' (red, green)");
+    }
 }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,52 @@ Value parse_named(const std::vector<Value>& values, NameOf name_of, const std::s
     }
     throw std::invalid_argument("unknown " + what + " '" + name + "' (" + known + ")");
 }
+
+/// The values of an option's enum and their names, each written once: the table names a value
+/// (`--data`'s "ones"), parses a name (through parse_named, so the error lists every name) and
+/// lists the values in order (the tests iterate over them).
+///
+/// @code
+///   const NameTable<Pattern> kPatterns = {{Pattern::kRandom, "random"}, {Pattern::kOnes, "ones"}};
+///   kPatterns.name(Pattern::kOnes);          // "ones"
+///   kPatterns.parse("ones", "data pattern"); // Pattern::kOnes; "x" throws, naming both
+/// @endcode
+template <typename Value>
+class NameTable {
+  public:
+    /// One row: a value and its name.
+    struct Row {
+        Value value;
+        const char* name;
+    };
+    NameTable(std::initializer_list<Row> rows) : rows_(rows) {}
+
+    /// The name of `value`, or "?" for a value the table does not list.
+    const char* name(Value value) const {
+        for (const Row& row : rows_) {
+            if (row.value == value) {
+                return row.name;
+            }
+        }
+        return "?";
+    }
+    /// The value named `name`; throws std::invalid_argument naming `what` and every known name.
+    Value parse(const std::string& name, const std::string& what) const {
+        return parse_named(
+            values(), [this](Value value) { return this->name(value); }, name, what);
+    }
+    /// Every value, in the table's order.
+    std::vector<Value> values() const {
+        std::vector<Value> all;
+        for (const Row& row : rows_) {
+            all.push_back(row.value);
+        }
+        return all;
+    }
+
+  private:
+    std::vector<Row> rows_;
+};
 
 }  // namespace cudatutorial
 
