@@ -77,9 +77,10 @@ class NameTable {
   public:
     /// One row: a value and its name.
     struct Row {
-        Value value;
-        const char* name;
+        Value value;       ///< the enum's value
+        const char* name;  ///< what the option calls it
     };
+    /// The table, in the order values() lists and an error message names them.
     NameTable(std::initializer_list<Row> rows) : rows_(rows) {}
 
     /// The name of `value`, or "?" for a value the table does not list.
