@@ -236,8 +236,15 @@ ct::Verification verify_both(const matmul::Multiplier& multiplier, const Problem
     return result;
 }
 
+/// What the rows' power readings share: how long each stretch is (0: none), and the enforced
+/// power limit the readings found (0: not read).
+struct PowerColumns {
+    double seconds = 0;
+    double limit_watts = 0;
+};
+
 ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, Problem* integers,
-                         const ct::BenchmarkConfig& config, double power_seconds) {
+                         const ct::BenchmarkConfig& config, PowerColumns& power_columns) {
     ct::StageHooks hooks;
     hooks.poison = [&timed] { timed.poison(); };
     hooks.launch = [&multiplier, &timed](cudaStream_t s) { timed.launch(multiplier, s); };
@@ -252,7 +259,7 @@ ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, P
         };
     }
     const double flops = multiplier.shape().flops();
-    hooks.extras = [&multiplier, &timed, flops, config, power_seconds](ct::ResultRow& row) {
+    hooks.extras = [&multiplier, &timed, flops, config, &power_columns](ct::ResultRow& row) {
         if (!row.timed) {
             return;
         }
@@ -266,19 +273,24 @@ ct::StageHooks hooks_for(const matmul::Multiplier& multiplier, Problem& timed, P
         const ct::Stats back_to_back =
             ct::time_repeated([&](cudaStream_t s) { timed.launch(multiplier, s); }, batch);
         row.with("back-to-back ms", back_to_back.median_ms, 4);
-        // What the row drew, and the clock it ran at: a tensor-core GEMM is held at the power
-        // limit, and its clock falls with the bits its data toggle.
-        if (power_seconds > 0) {
+        // What the row drew, the clock it ran at and the rate it kept over the stretch: a
+        // tensor-core GEMM is held at the power limit, and its clock falls with the bits its
+        // data toggle.
+        if (power_columns.seconds > 0) {
+            constexpr int kCallsPerBatch = 4;
             const ct::PowerReading power = ct::measure_power(
                 [&] {
-                    for (int call = 0; call < 4; ++call) {
+                    for (int call = 0; call < kCallsPerBatch; ++call) {
                         timed.launch(multiplier, nullptr);
                     }
                 },
-                power_seconds);
+                power_columns.seconds);
             if (power.observed) {
                 row.with("W", power.watts, 0);
                 row.with("SM MHz", power.sm_mhz, 0);
+                row.with("sustained TFLOPS",
+                         flops * kCallsPerBatch * power.batches / power.seconds / 1e12, 1);
+                power_columns.limit_watts = power.limit_watts;
             }
         }
     };
@@ -335,11 +347,16 @@ void add_round_ratios(int rounds, const std::vector<std::unique_ptr<matmul::Mult
 }
 
 /// The header's word on the power columns.
-void describe_power(double seconds, ct::RunInfo& info) {
-    if (seconds > 0) {
-        info.set("power (W, SM MHz)", "per row, over " + ct::format_fixed(seconds, 1) +
-                                          " s of calls back to back: NVML's energy counter's "
-                                          "difference, and the median SM clock read meanwhile");
+void describe_power(const PowerColumns& power, ct::RunInfo& info) {
+    if (power.seconds > 0) {
+        info.set("power (W, SM MHz, sustained TFLOPS)",
+                 "per row, over " + ct::format_fixed(power.seconds, 1) +
+                     " s of calls back to back: NVML's energy counter's difference, the median "
+                     "SM clock read meanwhile, and the rate kept over the stretch");
+    }
+    if (power.limit_watts > 0) {
+        info.set("power limit",
+                 ct::format_fixed(power.limit_watts, 0) + " W (enforced; clocks not locked)");
     }
 }
 
@@ -436,6 +453,8 @@ int run(const Options& o) {
     //    listed as skipped, with the reason.
     std::vector<ct::ResultRow> rows;
     std::vector<std::unique_ptr<matmul::Multiplier>> multipliers;  // rows' stages, for the rounds
+    PowerColumns power_columns;
+    power_columns.seconds = o.power_seconds;
     const int compute_capability = device.cc_major * 10 + device.cc_minor;
     for (const matmul::StageInfo* stage : checked.stages) {
         if (stage->sm90a_only && compute_capability != 90) {
@@ -461,9 +480,9 @@ int run(const Options& o) {
                 stage->precision == matmul::Precision::kTf32 ? "TF32 call" : "cuBLAS call",
                 multiplier.math_mode());
         }
-        rows.push_back(table.time_stage(
-            *stage, hooks_for(multiplier, timed, integers.get(), table.options().benchmark_config(),
-                              o.power_seconds)));
+        rows.push_back(
+            table.time_stage(*stage, hooks_for(multiplier, timed, integers.get(),
+                                               table.options().benchmark_config(), power_columns)));
         if (stage->schedule != nullptr && rows_fit_tma(checked.shape)) {
             table.add_note("stage " + stage->id + ": " +
                            stage->schedule(static_cast<int>(checked.shape.m),
@@ -484,7 +503,7 @@ int run(const Options& o) {
     table.info().set(bf16 ? "BF16 peak" : "FP32 peak",
                      bf16 ? bf16_peak.describe() : fp32_peak.describe());
     add_round_ratios(o.rounds, multipliers, rows, timed, table);
-    describe_power(o.power_seconds, table.info());
+    describe_power(power_columns, table.info());
     for (ct::ResultRow& row : rows) {
         // The TF32 row runs neither on the FP32 lanes nor in BF16: no share of either peak.
         const matmul::Precision precision = matmul::find_stage(row.id)->precision;

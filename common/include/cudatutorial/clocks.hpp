@@ -64,6 +64,7 @@ struct PowerReading {
     double limit_watts = 0;  ///< the enforced power limit (0: not read)
     unsigned sm_mhz = 0;     ///< the median of the SM clock readings during it
     int clock_readings = 0;  ///< how many SM clock readings the median is of
+    int batches = 0;         ///< how many times the work was queued (and waited for)
 
     /// "612 W of 700 W, SM 1755 MHz over 1.02 s", or "not observed (...)".
     std::string describe() const;

@@ -209,8 +209,10 @@ PowerReading measure_power(const std::function<void()>& queue_batch, double seco
     std::vector<unsigned> sm_mhz;
     const auto start = std::chrono::steady_clock::now();
     double elapsed = 0;
+    int batches = 0;
     do {
         queue_batch();
+        ++batches;
         unsigned mhz = 0;  // read while the batch runs
         if (handle != nullptr && nvml.clock_info(handle, kNvmlClockSm, &mhz) == 0) {
             sm_mhz.push_back(mhz);
@@ -224,6 +226,7 @@ PowerReading measure_power(const std::function<void()>& queue_batch, double seco
     }
     reading.observed = true;
     reading.seconds = elapsed;
+    reading.batches = batches;
     reading.watts = static_cast<double>(end_mj - start_mj) * 1e-3 / elapsed;
     unsigned limit_mw = 0;
     if (nvml.power_limit != nullptr && nvml.power_limit(handle, &limit_mw) == 0) {
