@@ -24,7 +24,11 @@ TEST(MatmulCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
          UsageCase{"--k abc", "--k", "abc"}, UsageCase{"--stage 99", "--stage", "is not a stage"},
          UsageCase{"--stage 1,x", "--stage", "is not a stage"},
          UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
-         UsageCase{"--data random", "--data", "normal, integers, sparse"},
+         UsageCase{"--data random", "--data", "normal, integers, sparse, zeros"},
+         UsageCase{"--power -1", "--power", "between 0 and 60"},
+         UsageCase{"--power 61", "--power", "between 0 and 60"},
+         UsageCase{"--rounds -1", "--rounds", "0 to 1000"},
+         UsageCase{"--rounds 1001", "--rounds", "0 to 1000"},
          UsageCase{"--precision fp16", "--precision", "fp32, bf16"},
          // One table, one kind of operands: a stage of the other kind names the option to use.
          UsageCase{"--stage 10", "--stage", "run it with --precision bf16"},
@@ -43,9 +47,9 @@ TEST(MatmulCli, MatricesLargerThanTheDeviceAreRejected) {
 TEST(MatmulCli, HelpListsTheOptionsAndStages) {
     const auto result = run_process(std::string(MATMUL_BIN) + " --help");
     EXPECT_EQ(result.exit_code, 0) << result.output;
-    for (const char* word :
-         {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed", "cublas", "tf32",
-          "integers", "sparse", "--precision", "bf16", "cublas_bf16", "--csv", "--json"}) {
+    for (const char* word : {"--size", "--m", "--n", "--k", "--stage", "--data", "--seed", "cublas",
+                             "tf32", "integers", "sparse", "zeros", "--precision", "bf16",
+                             "cublas_bf16", "--power", "--rounds", "--csv", "--json"}) {
         EXPECT_NE(result.output.find(word), std::string::npos) << word;
     }
 }

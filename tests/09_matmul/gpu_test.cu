@@ -331,3 +331,33 @@ TEST(MatmulGpu, ExecutableEndToEnd) {
         EXPECT_EQ(result.output.find("FAIL"), std::string::npos) << result.output;
     }
 }
+
+TEST(MatmulGpu, RoundsPowerAndZerosEndToEnd) {
+    // The interleaved rounds give every stage's row its median ratio and range; zeros are timed
+    // and every row is still checked on the integers (a kernel writing only zeros would pass
+    // on zeros alone).
+    CT_REQUIRE_GPU();
+    if (ct::testing::sanitizing() || !has_bf16_tensor_cores()) {
+        GTEST_SKIP() << (ct::testing::sanitizing()
+                             ? "sanitized in-process above"
+                             : "BF16 tensor cores need compute capability 8.0");
+    }
+    const std::string stages = compute_capability() == 90 ? "11,14,cublas_bf16" : "11,cublas_bf16";
+    const auto rounds = ct::testing::run_process(std::string(MATMUL_BIN) +
+                                                 " --precision bf16 --size 512 --reps 3 --rounds 3 "
+                                                 "--power 0.2 --stage " +
+                                                 stages);
+    EXPECT_EQ(rounds.exit_code, 0) << rounds.output;
+    EXPECT_NE(rounds.output.find("x cuBLAS, rounds"), std::string::npos) << rounds.output;
+    EXPECT_NE(rounds.output.find("rounds 3 (each: every stage, then cuBLAS"), std::string::npos)
+        << rounds.output;
+    EXPECT_EQ(rounds.output.find("FAIL"), std::string::npos) << rounds.output;
+    const auto zeros =
+        ct::testing::run_process(std::string(MATMUL_BIN) +
+                                 " --precision bf16 --size 300 --reps 2 --power 0 --data zeros "
+                                 "--stage 11,cublas_bf16");
+    EXPECT_EQ(zeros.exit_code, 0) << zeros.output;
+    EXPECT_NE(zeros.output.find("data zeros"), std::string::npos) << zeros.output;
+    EXPECT_NE(zeros.output.find("then integers -4..4, checked bit for bit"), std::string::npos)
+        << zeros.output;
+}
