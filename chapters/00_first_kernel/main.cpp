@@ -65,16 +65,12 @@ void add_options(CLI::App& app, Options& o) {
     ct::add_size_option(app, "--canary", o.canary,
                         "poisoned elements behind every array, where a write past the end shows "
                         "(0: exact allocations, for compute-sanitizer memcheck)");
-    app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas, no GPU needed; --json: as JSON), "
-                   "or a comma-separated list of ids or names: 1,1x,2,thrust (vector add), "
-                   "3,4,4x (stencil). Given without --section, only the sections of those stages "
-                   "run")
-        ->capture_default_str();
+    ct::add_stage_option(app, o.stages, " 1,1x,2,thrust (vector add), 3,4,4x (stencil)",
+                         ". Given without --section, only the sections of those stages run");
     section_table().add_option_named(app, "--section", o.sections, false,
                                      " (with --stage and no --section: the sections of those "
                                      "stages)");
-    app.add_option("--seed", o.seed, "seed of the input data")->capture_default_str();
+    ct::add_seed_option(app, o.seed, "the input data");
     app.add_flag("--illegal-address-child", o.illegal_address_child)->group("");
     ct::add_common_options(app, o.common);
 }

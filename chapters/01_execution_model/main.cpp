@@ -356,7 +356,7 @@ void add_options(CLI::App& app, Options& o) {
                    "(32,32) ... (256,8))")
         ->delimiter(',');
     section_table().add_option(app, o.sections);
-    app.add_option("--seed", o.seed, "seed of the random matrices")->capture_default_str();
+    ct::add_seed_option(app, o.seed, "the random matrices");
     ct::add_profile_help_flag(app, o.profile_help, "the textbook's nvprof metrics");
     ct::add_common_options(app, o.common);
 }

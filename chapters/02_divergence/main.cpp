@@ -112,11 +112,8 @@ void add_options(CLI::App& app, Options& o) {
         ->check(CLI::Range(1, 4096))
         ->capture_default_str();
     section_table().add_option_named(app, "--section", o.sections, false);
-    app.add_option("--stage", o.stages,
-                   "the timing section's kernels: 'all', 'list' (the kernels and their ideas, "
-                   "without a GPU; with --json: as JSON), or a comma-separated list of ids or "
-                   "names: 0-4, 4t (short branches), 5a, 5b (long branches)")
-        ->capture_default_str();
+    ct::add_stage_option(app, o.stages, " 0-4, 4t (short branches), 5a, 5b (long branches)",
+                         " (the timing section's kernels)");
     ct::add_profile_help_flag(app, o.profile_help, "branch efficiency");
     ct::add_common_options(app, o.common);
 }

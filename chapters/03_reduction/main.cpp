@@ -195,20 +195,11 @@ void add_options(CLI::App& app, Options& o) {
     ct::add_size_option(app, "--n", o.n, "number of ints to sum (2^25, 1<<25, 32Mi, ...)");
     app.add_option("--block", o.block, "threads per block (power of two, 32-1024)")
         ->capture_default_str();
-    std::string ids;
-    for (const reduction::StageInfo& stage : reduction::stages()) {
-        ids += " " + stage.id;
-    }
-    app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
-                   "JSON), or a comma-separated list of stage ids or names:" +
-                       ids +
-                       " ('all' leaves out 5v, the historical volatile "
-                       "form)")
-        ->capture_default_str();
+    ct::add_stage_option(app, o.stages, ct::stage_ids(reduction::stages()),
+                         " ('all' leaves out 5v, the historical volatile form)");
     app.add_option("--data", o.data, "input pattern: random, ones, alternating, extremes")
         ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    ct::add_seed_option(app, o.seed);
     ct::add_common_options(app, o.common);
 }
 

@@ -308,7 +308,7 @@ void add_options(CLI::App& app, Options& o) {
                    "(cudaLimitDevRuntimePendingLaunchCount); 0: as many as each version launches")
         ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 22))
         ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the random input")->capture_default_str();
+    ct::add_seed_option(app, o.seed, "the random input");
     app.add_flag("--hello", o.hello, "run the nested hello world (both variants) instead");
     app.add_option("--blocks", o.blocks, "hello world: blocks of the first grid")
         ->capture_default_str();

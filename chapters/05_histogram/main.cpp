@@ -442,7 +442,7 @@ void add_options(CLI::App& app, Options& o) {
                      ->each([&o](const std::string&) { o.n_given = true; });
     input->excludes(dist);
     input->excludes(size);
-    app.add_option("--seed", o.seed, "seed of the generated input")->capture_default_str();
+    ct::add_seed_option(app, o.seed, "the generated input");
     app.add_option("--stage", o.stages,
                    "stages to run, by id or name, comma-separated (1-8, race, cub; with --section "
                    "wide: global, private, cluster1/2/4/8/16, cub), all, or list (the stages and "

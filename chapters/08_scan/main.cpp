@@ -234,15 +234,8 @@ void add_options(CLI::App& app, Options& o) {
     app.add_option("--block", o.block,
                    "threads per block (power of two, 32-1024; CUB and the copy choose their own)")
         ->capture_default_str();
-    std::string ids;
-    for (const scan::StageInfo& stage : scan::stages()) {
-        ids += " " + stage.id;
-    }
-    app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
-                   "JSON), or a comma-separated list of stage ids or names:" +
-                       ids + " (the copy, the ceiling of the '% of copy' column, is always timed)")
-        ->capture_default_str();
+    ct::add_stage_option(app, o.stages, ct::stage_ids(scan::stages()),
+                         " (the copy, the ceiling of the '% of copy' column, is always timed)");
     app.add_option("--kind", o.kind,
                    "inclusive (out[i] = in[0] + ... + in[i]) or exclusive "
                    "(out[i] = in[0] + ... + in[i-1], out[0] = 0)")
@@ -251,7 +244,7 @@ void add_options(CLI::App& app, Options& o) {
                    "input pattern: random, ones, max (0xFFFFFFFF everywhere: every sum wraps), "
                    "alternating")
         ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    ct::add_seed_option(app, o.seed);
     ct::add_common_options(app, o.common);
 }
 

@@ -532,15 +532,7 @@ void add_options(CLI::App& app, Options& o) {
     add_dimension("--m", o.m, "rows of A and C");
     add_dimension("--n", o.n, "columns of B and C");
     add_dimension("--k", o.k, "columns of A, rows of B");
-    std::string ids;
-    for (const matmul::StageInfo& stage : matmul::stages()) {
-        ids += " " + stage.id;
-    }
-    app.add_option("--stage", o.stages,
-                   "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
-                   "JSON), or a comma-separated list of stage ids or names:" +
-                       ids)
-        ->capture_default_str();
+    ct::add_stage_option(app, o.stages, ct::stage_ids(matmul::stages()));
     app.add_option("--data", o.data,
                    "the timed inputs: normal (mean 0, deviation 1; checked within a tolerance), "
                    "integers (-4..4; checked bit for bit) or sparse (-1, 0, +1, at most 256 "
@@ -552,7 +544,7 @@ void add_options(CLI::App& app, Options& o) {
                    "fp32 (the CUDA-core stages 1-9, cublasSgemm, cuBLAS TF32) or bf16 (BF16 in "
                    "and out, FP32 sums: the tensor-core stages from 10 and cuBLAS's BF16 GEMM)")
         ->capture_default_str();
-    app.add_option("--seed", o.seed, "seed of the input generator")->capture_default_str();
+    ct::add_seed_option(app, o.seed);
     app.add_option("--power", o.power_seconds,
                    "seconds of back-to-back calls per row over which its power (NVML's energy "
                    "counter) and SM clock are read; 0: not read")

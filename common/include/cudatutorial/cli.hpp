@@ -23,15 +23,15 @@ struct DeviceInfo;
 
 /// Options every chapter executable accepts.
 struct CommonOptions {
-    int repetitions = 20;       ///< --reps: timed runs per kernel
-    int warmup = 3;             ///< --warmup: untimed runs before timing
-    bool flush_l2 = false;      ///< --flush-l2: overwrite L2 before each timed run
-    int batch = 1;              ///< --batch K: calls back to back per sample (benchmark.hpp)
-    std::string csv_path;       ///< --csv FILE
-    std::string json_path;      ///< --json FILE
+    int repetitions = 20;         ///< --reps: timed runs per kernel
+    int warmup = 3;               ///< --warmup: untimed runs before timing
+    bool flush_l2 = false;        ///< --flush-l2: overwrite L2 before each timed run
+    int batch = 1;                ///< --batch K: calls back to back per sample (benchmark.hpp)
+    std::string csv_path;         ///< --csv FILE
+    std::string json_path;        ///< --json FILE
     bool json_to_stdout = false;  ///< --json with no FILE (or "-"): only with --stage list
-    std::string markdown_path;  ///< --markdown FILE
-    int device = 0;             ///< --device N
+    std::string markdown_path;    ///< --markdown FILE
+    int device = 0;               ///< --device N
 
     /// The harness configuration these options ask for.
     BenchmarkConfig benchmark_config() const;
@@ -71,6 +71,27 @@ CLI::Validator power_of_two_validator();
 /// `target`'s initial value as the default in --help.
 CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t& target,
                              const std::string& description);
+
+/// Adds --stage, as every chapter with a stage list offers it: 'all', 'list' (the stages and
+/// their ideas, without a GPU; with --json: as JSON), or a comma-separated list of ids or names.
+/// `ids` lists them as the help shows them (stage_ids(), or a chapter's own words); `note` ends
+/// the help with what is particular to the chapter.
+CLI::Option* add_stage_option(CLI::App& app, std::string& stages, const std::string& ids,
+                              const std::string& note = "");
+
+/// " 1 2 3 cub": the ids of `stages` (any list of StageDescriptor rows), for add_stage_option.
+template <class Stage>
+std::string stage_ids(const std::vector<Stage>& stages) {
+    std::string ids;
+    for (const Stage& stage : stages) {
+        ids += " " + stage.id;
+    }
+    return ids;
+}
+
+/// Adds --seed, the seed of the chapter's generated inputs (`what`: "the random matrices").
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed,
+                             const std::string& what = "the input generator");
 
 /// Throws UsageError unless `block` is a power of two within [min_block, the device's limit].
 void require_block_size(int block, const DeviceInfo& device, int min_block = 32,

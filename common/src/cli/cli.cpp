@@ -183,6 +183,20 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64
         ->default_str(default_text);
 }
 
+CLI::Option* add_stage_option(CLI::App& app, std::string& stages, const std::string& ids,
+                              const std::string& note) {
+    return app
+        .add_option("--stage", stages,
+                    "'all', 'list' (the stages and their ideas, without a GPU; with --json: as "
+                    "JSON), or a comma-separated list of ids or names:" +
+                        ids + note)
+        ->capture_default_str();
+}
+
+CLI::Option* add_seed_option(CLI::App& app, std::uint64_t& seed, const std::string& what) {
+    return app.add_option("--seed", seed, "seed of " + what)->capture_default_str();
+}
+
 void require_block_size(int block, const DeviceInfo& device, int min_block,
                         const std::string& option) {
     if (!is_power_of_two_in(block, min_block, device.max_threads_per_block)) {
