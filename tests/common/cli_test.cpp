@@ -347,8 +347,8 @@ TEST(RunProgram, BothCli11WordingsOfARangeReadTheSame) {
             argv.push_back(arg.data());
         }
         testing::internal::CaptureStderr();
-        const int code = ct::run_program(app, static_cast<int>(argv.size()), argv.data(),
-                                         [] { return 0; });
+        const int code =
+            ct::run_program(app, static_cast<int>(argv.size()), argv.data(), [] { return 0; });
         EXPECT_EQ(code, 2);
         EXPECT_EQ(testing::internal::GetCapturedStderr(),
                   "error: --reps: 0 is out of range: it must be from 1 to 100000\n")
@@ -418,4 +418,27 @@ TEST(CheckCuda, NoDeviceErrorsSayWhatIsMissingInPlainWords) {
             }
         }
     }
+}
+
+TEST(StageAndSeedOptions, ParseAndSayWhatEveryChapterSays) {
+    struct Row {
+        std::string id;
+    };
+    CLI::App app{"test"};
+    std::string stages = "all";
+    std::uint64_t seed = 1;
+    const std::string ids = ct::stage_ids(std::vector<Row>{{"1"}, {"2"}, {"cub"}});
+    EXPECT_EQ(ids, " 1 2 cub");
+    ct::add_stage_option(app, stages, ids, " (a note)");
+    ct::add_seed_option(app, seed, "the test's data");
+    const char* argv[] = {"test", "--stage", "2,cub", "--seed", "42"};
+    app.parse(5, const_cast<char**>(argv));
+    EXPECT_EQ(stages, "2,cub");
+    EXPECT_EQ(seed, 42u);
+    const std::string help = app.help();
+    EXPECT_NE(help.find("'all', 'list' (the stages and their ideas, without a GPU"),
+              std::string::npos)
+        << help;
+    EXPECT_NE(help.find("ids or names: 1 2 cub (a note)"), std::string::npos) << help;
+    EXPECT_NE(help.find("seed of the test's data"), std::string::npos) << help;
 }
