@@ -124,6 +124,16 @@ __device__ inline void store_tile(float (&sum)[128], unsigned char* staging, int
     }
 }
 
+/// A consumer warp's release of the ring's buffer whose `empty` barrier this is, in every CTA of
+/// the cluster (the multicast refills it in all of them at once): lane r arrives in CTA r, the
+/// arrivals leave together.
+__device__ inline void release_in_cluster(std::uint64_t* empty) {
+    const unsigned lane = threadIdx.x % 32;
+    if (lane < kCluster) {
+        hopper::mbarrier_arrive_in(empty, lane);
+    }
+}
+
 /// The producer warp's loop: every k-tile of every tile of this cluster, in the ring's order
 /// (`use` counts k-tiles across tiles, as the ring sees them); lane 0 issues the copies. The
 /// whole warp walks the loop: lanes left waiting at the kernel's final cluster barrier while
@@ -201,7 +211,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         hopper::claim_registers_up_to<kConsumerRegisters>();
         const unsigned consumer = static_cast<unsigned>(warpgroup - 1);
         const int rows = static_cast<int>(consumer) * 64;
-        const bool warp_leader = threadIdx.x % 32 == 0;
         unsigned char* staging =
             tiles + kStages * kStageBytes + consumer * kStagingBuffers * kBytesBoxC;
         int use = 0;
@@ -231,19 +240,13 @@ __global__ void __launch_bounds__(kThreads, 1)
                 hopper::wgmma_commit();
                 // The last k-tile's MMAs run on; the one before is read: release it, in both CTAs.
                 hopper::wgmma_wait<1>();
-                if (t > 0 && warp_leader) {
-                    for (unsigned cta = 0; cta < kCluster; ++cta) {
-                        hopper::mbarrier_arrive_in(&empty[(use - 1) % kStages], cta);
-                    }
+                if (t > 0) {
+                    release_in_cluster(&empty[(use - 1) % kStages]);
                 }
             }
             hopper::wgmma_wait<0>();
             hopper::fence_registers(sum);
-            if (warp_leader) {  // the tile's last k-tile is read too
-                for (unsigned cta = 0; cta < kCluster; ++cta) {
-                    hopper::mbarrier_arrive_in(&empty[(use - 1) % kStages], cta);
-                }
-            }
+            release_in_cluster(&empty[(use - 1) % kStages]);  // the tile's last k-tile is read
             store_tile(sum, staging, stores, &c_map,
                        origin.x + static_cast<int>(rank) * kTileM + rows, origin.y, consumer);
         }

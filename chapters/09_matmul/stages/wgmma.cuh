@@ -146,14 +146,18 @@ __device__ inline void cluster_sync() {
             : "memory");
 }
 
-/// Arrives, with release semantics at cluster scope, on the mbarrier at `barrier`'s place in the
-/// shared memory of CTA `rank` of this cluster (mapa translates the address).
+/// Arrives on the mbarrier at `barrier`'s place in the shared memory of CTA `rank` of this
+/// cluster (mapa translates the address), with release semantics at CTA scope, as CUTLASS's
+/// ClusterBarrier does. Enough for what stage 14 releases: reads of a buffer by wgmma that
+/// wgmma.wait_group has already seen finish, so no access of this thread is left for a wider
+/// fence to order, and a release at cluster scope costs a fence per arrival (stage 14 at first:
+/// half stage 13's speed, its warps stalled on a memory barrier half the time).
 __device__ inline void mbarrier_arrive_in(std::uint64_t* barrier, unsigned rank) {
     asm volatile(
         "{\n"
         ".reg .b32 remote;\n"
         "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
+        "mbarrier.arrive.release.cta.shared::cluster.b64 _, [remote];\n"
         "}\n" ::"r"(smem(barrier)),
         "r"(rank)
         : "memory");
