@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -378,47 +379,109 @@ TEST(PersistentAllReduce, EveryCallWithANewInputOnOneAndTwoGpus) {
     }
 }
 
+namespace {
+
+// Stage 10 on the first G GPUs with `calls` calls and the stop posted before the launch, so the
+// kernels run them back to back and end without the host; then every GPU's output checked bit
+// for bit and every kernel's end. A block that ran ahead into a staging buffer its peer was still
+// emptying would lose a value there: its partner's spin would then trap the kernel.
+void check_queued(int G, std::size_t n, std::uint64_t calls, const mg::ResidentLimits& limits) {
+    SCOPED_TRACE(testing::Message() << "G " << G << ", n " << n << ", " << calls << " calls");
+    const mg::GpuSet gpus(first_devices(G));
+    if (!gpus.all_peers_enabled()) {
+        GTEST_SKIP() << "no peer access between all GPUs";
+    }
+    std::vector<ct::DeviceBuffer<float>> send, recv;
+    std::vector<const float*> send_ptr;
+    std::vector<float*> recv_ptr;
+    for (int g = 0; g < G; ++g) {
+        const mg::DeviceGuard guard(g);
+        send.emplace_back(mg::allreduce_input(33, g, n));
+        recv.emplace_back(n);
+        recv.back().fill_bytes(0xff);
+        send_ptr.push_back(send.back().data());
+        recv_ptr.push_back(recv.back().data());
+    }
+    gpus.synchronize_devices();
+    mg::OneProcessTeam team(gpus);
+    {
+        mg::PersistentAllReduce stage(team, send_ptr, recv_ptr, n, limits, calls);
+        stage.finish();
+        for (int g = 0; g < G; ++g) {
+            EXPECT_EQ(stage.state(g), mg::ResidentState::kStopped);
+        }
+    }
+    const std::vector<float> expected = mg::allreduce_expected(33, G, n);
+    for (int g = 0; g < G; ++g) {
+        EXPECT_EQ(std::memcmp(recv[g].to_host().data(), expected.data(), n * sizeof(float)), 0)
+            << "GPU " << g;
+    }
+}
+
+// One GPU under compute-sanitizer (a tool that holds each launch until its kernel ends would keep
+// the second GPU's kernel from ever meeting the first), else up to two.
+int queued_gpus() {
+    return ct::testing::sanitizing() ? 1 : std::min(ct::cuda_device_count(), 2);
+}
+
+}  // namespace
+
 TEST(PersistentAllReduce, QueuedCallsRunAndStopWithoutTheHost) {
     CT_REQUIRE_GPU();
     // The calls and the stop are posted before the launch, so the kernel never waits for the
-    // host: what runs under compute-sanitizer (one GPU there: a tool that holds each launch
-    // until its kernel ends would keep the second GPU's kernel from ever meeting the first).
-    const int most = ct::testing::sanitizing() ? 1 : std::min(ct::cuda_device_count(), 2);
-    for (int G = 1; G <= most; ++G) {
+    // host: what runs under compute-sanitizer.
+    for (int G = 1; G <= queued_gpus(); ++G) {
         for (std::size_t n : {std::size_t{1}, std::size_t{4103}}) {
-            SCOPED_TRACE(testing::Message() << "G " << G << ", n " << n);
-            const mg::GpuSet gpus(first_devices(G));
-            if (!gpus.all_peers_enabled()) {
-                GTEST_SKIP() << "no peer access between all GPUs";
-            }
-            std::vector<ct::DeviceBuffer<float>> send, recv;
-            std::vector<const float*> send_ptr;
-            std::vector<float*> recv_ptr;
-            for (int g = 0; g < G; ++g) {
-                const mg::DeviceGuard guard(g);
-                send.emplace_back(mg::allreduce_input(33, g, n));
-                recv.emplace_back(n);
-                recv.back().fill_bytes(0xff);
-                send_ptr.push_back(send.back().data());
-                recv_ptr.push_back(recv.back().data());
-            }
-            gpus.synchronize_devices();
-            mg::OneProcessTeam team(gpus);
-            {
-                mg::PersistentAllReduce stage(team, send_ptr, recv_ptr, n, {}, 5);
-                stage.finish();
-                for (int g = 0; g < G; ++g) {
-                    EXPECT_EQ(stage.state(g), mg::ResidentState::kStopped);
-                }
-            }
-            const std::vector<float> expected = mg::allreduce_expected(33, G, n);
-            for (int g = 0; g < G; ++g) {
-                EXPECT_EQ(std::memcmp(recv[g].to_host().data(), expected.data(), n * sizeof(float)),
-                          0)
-                    << "GPU " << g;
-            }
+            check_queued(G, n, 5, {});
         }
     }
+}
+
+TEST(PersistentAllReduce, QueuedCallsWithAStragglingBlockStayInStep) {
+    CT_REQUIRE_GPU();
+    // The last block of each GPU starts every call 30 us late, 32 blocks, 64 calls queued: the
+    // others would run calls ahead of it, count its call as finished without it and tell the
+    // peers so, but for the grid barrier before each call.
+    mg::ResidentLimits limits;
+    limits.straggler_us = 30;
+    const std::uint64_t calls = ct::testing::sanitizing() ? 4 : 64;
+    for (int G = 1; G <= queued_gpus(); ++G) {
+        check_queued(G, mg::kPersistentMaxBytes / sizeof(float), calls, limits);
+    }
+}
+
+TEST(PersistentAllReduce, ACallPostedAsTheIdleLimitRunsOutCompletesOrIsRefused) {
+    CT_REQUIRE_GPU();
+    if (ct::testing::sanitizing()) {
+        GTEST_SKIP() << "a sanitizer may hold the launch until the kernel ends";
+    }
+    // A call posted around the moment the kernel's idle limit runs out, at 25 moments from 1 ms
+    // before to 1 ms after it: either block 0 took it and every block runs it, or the kernel has
+    // ended and the call says so at once. Never a call that block 0 took and the other blocks,
+    // gone on their own idle timers, leave unfinished (the host's wait would run out).
+    const mg::GpuSet gpus({0});
+    const std::size_t n = mg::kPersistentMaxBytes / sizeof(float);  // 32 blocks
+    ct::DeviceBuffer<float> send(mg::allreduce_input(35, 0, n));
+    ct::DeviceBuffer<float> recv(n);
+    mg::OneProcessTeam team(gpus);
+    mg::ResidentLimits limits;
+    limits.idle_limit_ms = 20;
+    int completed = 0;
+    for (int moment = 0; moment < 25; ++moment) {
+        const auto wait = std::chrono::microseconds(19000 + 2000 * moment / 24);
+        SCOPED_TRACE(testing::Message() << "posted " << wait.count() << " us after the start");
+        mg::PersistentAllReduce stage(team, {send.data()}, {recv.data()}, n, limits);
+        std::this_thread::sleep_for(wait);
+        try {
+            stage.call();
+            ++completed;
+            stage.finish();
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("idle limit"), std::string::npos) << e.what();
+            EXPECT_THROW(stage.finish(), std::runtime_error);  // ended, but not by the stop
+        }
+    }
+    std::printf("%d of 25 calls completed, the others refused by an ended kernel\n", completed);
 }
 
 TEST(PersistentAllReduce, EndsItselfWhenNoCallComesAndSaysSo) {
@@ -456,6 +519,10 @@ TEST(PersistentAllReduce, RefusesSizesItDoesNotRun) {
                      std::invalid_argument)
             << n;
     }
+    mg::ResidentLimits impatient;  // a host that would give up before the kernel's own 10 s
+    impatient.host_wait_ms = 10000;
+    EXPECT_THROW(mg::PersistentAllReduce(team, {send.data()}, {recv.data()}, 64, impatient),
+                 std::invalid_argument);
 }
 
 TEST(MultiGpuRoundTrip, OneProcessVerifiesEveryRow) {

@@ -37,8 +37,12 @@ struct ResidentLimits {
     /// calling never leaves it spinning.
     std::uint32_t idle_limit_ms = 2000;
     /// The host gives up on a call, on the kernel's start and on its end after this long
-    /// (std::runtime_error).
-    std::uint32_t host_wait_ms = 5000;
+    /// (std::runtime_error). Longer than the kernel's own 10 s spin limit, so that the device
+    /// always gives up first (the constructor refuses less).
+    std::uint32_t host_wait_ms = 12000;
+    /// For tests: the last block of each GPU starts every call this late, so that the others run
+    /// ahead of it (0: no straggler).
+    std::uint32_t straggler_us = 0;
 };
 
 /// Stage 10 over a team: one resident kernel per local GPU, launched by the constructor on a

@@ -10,8 +10,9 @@
 //   host:    doorbell = k             (release)  "call k: the inputs are ready"
 //   block 0: sees doorbell >= k       (acquire)  and relays it to the other blocks through device
 //                                                memory: one poller over the host link, not 32
-//   kernel:  every block runs call k on its slice; the last block to finish (a device-scope
-//            counter) writes completed = k (release)   "call k's output is written"
+//   kernel:  every block waits until every block has finished call k - 1 (a grid barrier on a
+//            device-scope counter), runs call k on its slice; the last block to finish writes
+//            completed = k (release)   "call k's output is written"
 //   host:    sees completed == k      (acquire)  the result is usable: the call returns
 //   host:    doorbell = k | stop bit             "end once every posted call has run"
 // Release and acquire at system scope where the other side is across the host link.
@@ -28,13 +29,20 @@
 // system scope, as NCCL's LL protocol stores its flagged data), so that the peer's spin on them
 // is a strong read of a strong write, not a race.
 //
+// Blocks that wait on one another must all be running at once: the kernel is launched
+// cooperatively, which either places every block on the GPU together or refuses the launch (an
+// occupancy query alone promises nothing once another kernel, MPS or a tool holds SMs).
+//
 // What it costs: every block of it sits on an SM for as long as it lives, work or no work (32
 // blocks at 256 KiB); block 0's thread 0 polls host memory over the link and the other blocks
 // poll its relay, backing off with __nanosleep once idle for half a millisecond; nothing may wait
-// for the whole device (cudaDeviceSynchronize, cudaFree) while it runs. Every spin gives up: the
-// kernel ends itself after ResidentLimits::idle_limit_ms without a call, the host gives up on a
-// call after host_wait_ms, and a peer that never sends traps the kernel after 10 s
-// (kSpinTimeoutNs). A host that dies takes its context, and the kernel, with it.
+// for the whole device (cudaDeviceSynchronize, cudaFree) while it runs. Every spin gives up, the
+// device always before the host: block 0 alone ends the kernel after
+// ResidentLimits::idle_limit_ms without a call (the others follow its relayed stop), a peer that
+// never sends traps the kernel after 10 s (kSpinTimeoutNs), and the host, which waits longer
+// (host_wait_ms > 10 s), then finds the kernel ended. A trap is not a clean end: it leaves the
+// GPU's context unusable (every later CUDA call of the process fails), so it is kept for a broken
+// protocol. A host that dies takes its context, and the kernel, with it.
 //
 // Look at: the round-trip table (--section roundtrip), stage 10 against stage 5 launched and
 // waited for, and against NCCL launched and waited for.
@@ -79,6 +87,7 @@ struct ResidentArgs {
     unsigned long long* finished_blocks = nullptr;  // device memory: blocks done, all calls
     unsigned long long* relay = nullptr;            // device memory: block 0's copy of the bell
     unsigned long long idle_limit_ns = 0;
+    unsigned long long straggler_ns = 0;  // ResidentLimits::straggler_us, in ns
 };
 
 constexpr unsigned kResidentThreads = 512;
@@ -99,8 +108,8 @@ __device__ void set_state(const ResidentArgs& r, ResidentState state) {
 /// says stop; returns what it read. After `idle_limit_ns` without either, returns done | stop bit
 /// and sets `idle`.
 template <typename Word>
-__device__ std::uint64_t poll_for_call(const ResidentArgs& r, const Word& word, std::uint64_t done,
-                                       bool& idle) {
+__device__ std::uint64_t poll_for_call(const Word& word, std::uint64_t done,
+                                       unsigned long long idle_limit_ns, bool& idle) {
     const unsigned long long idle_since = cudatutorial::global_timer_ns();
     unsigned sleep_ns = 32;
     for (;;) {
@@ -111,7 +120,7 @@ __device__ std::uint64_t poll_for_call(const ResidentArgs& r, const Word& word, 
             return bell;
         }
         const unsigned long long idle_ns = cudatutorial::global_timer_ns() - idle_since;
-        if (idle_ns > r.idle_limit_ns) {
+        if (idle_ns > idle_limit_ns) {
             idle = true;
             return done | kResidentStopBit;
         }
@@ -127,20 +136,24 @@ using DeviceWord = cuda::atomic_ref<unsigned long long, cuda::thread_scope_devic
 /// Thread 0 of each block: the next call to run (done + 1), or 0 when the kernel is to end (the
 /// stop, after every posted call has run; or the idle limit). Only block 0 polls the doorbell
 /// over the host link and relays what it reads through device memory (release, device scope) to
-/// the other blocks, which poll that. Every block polling host memory itself made a call 2 to 19
-/// times slower (two H200s, one process per GPU: 12.7 us at 32 KiB with 4 blocks, 142 us at
-/// 256 KiB with 32, against 6.9 and 7.6 us relayed; that first design is not kept in the
-/// repository, so these figures cannot be reproduced from it): a read of host memory crosses the
-/// host link, and 32 of them in a loop on the word the host must write crowd out both its write and
-/// the kernel's completion.
+/// the other blocks, which poll that. Only block 0 decides "idle" too, and relays it as a stop:
+/// were each block to keep its own idle timer, one could leave while block 0 accepts a call
+/// posted in that gap, and the call would never complete. The others' own limit is a fallback
+/// (twice block 0's, plus a second) that a working kernel never reaches. Every block polling host
+/// memory itself made a call 2 to 19 times slower (two H200s, one process per GPU: 12.7 us at 32
+/// KiB with 4 blocks, 142 us at 256 KiB with 32, against 6.9 and 7.6 us relayed; that first design
+/// is not kept in the repository, so these figures cannot be reproduced from it): a read of host
+/// memory crosses the host link, and 32 of them in a loop on the word the host must write crowd out
+/// both its write and the kernel's completion.
 __device__ std::uint64_t wait_for_call(const ResidentArgs& r, std::uint64_t done) {
     bool idle = false;
     std::uint64_t bell = 0;
     if (blockIdx.x == 0) {
-        bell = poll_for_call(r, SystemWord(r.mailbox->doorbell), done, idle);
+        bell = poll_for_call(SystemWord(r.mailbox->doorbell), done, r.idle_limit_ns, idle);
         DeviceWord(*r.relay).store(bell, cuda::memory_order_release);
     } else {
-        bell = poll_for_call(r, DeviceWord(*r.relay), done, idle);
+        bell =
+            poll_for_call(DeviceWord(*r.relay), done, 2 * r.idle_limit_ns + 1'000'000'000ull, idle);
     }
     if ((bell & ~kResidentStopBit) > done) {
         return done + 1;
@@ -180,10 +193,37 @@ __device__ void wait_until_peers_emptied(const PeerArgs& a, std::uint32_t seq) {
     __syncthreads();
 }
 
+/// Thread 0 of each block, before it starts `call`: waits until every block has finished the call
+/// before (acquire, pairing with their counts' release). Without it, with calls queued ahead (the
+/// doorbell already past them), the blocks of one GPU could drift calls apart: the counter would
+/// reach call * blocks while a slow block was still in an earlier call, and the "done" sent to
+/// the peers would come early, letting them store into a buffer that block is still emptying.
+/// One call at a time (the host posts call k once call k - 1 completed) it costs one read.
+__device__ void wait_until_every_block_finished(const ResidentArgs& r, std::uint64_t call) {
+    const DeviceWord finished(*r.finished_blocks);
+    const unsigned long long target = call * gridDim.x;
+    unsigned long long started = 0;
+    while (finished.load(cuda::memory_order_acquire) < target) {
+        give_up_after_timeout(started);
+    }
+}
+
+/// A test's straggler (ResidentLimits::straggler_us): the last block starts each call late.
+__device__ void straggle(const ResidentArgs& r) {
+    if (r.straggler_ns == 0 || blockIdx.x != gridDim.x - 1) {
+        return;
+    }
+    const unsigned long long start = cudatutorial::global_timer_ns();
+    while (cudatutorial::global_timer_ns() - start < r.straggler_ns) {
+        __nanosleep(1000);
+    }
+}
+
 /// Thread 0 of each block, after the block's barrier: count the block as done with `call`; the
-/// last block of the call tells the host and the peers. Acquire-release at device scope: the last
-/// block has seen every block's release. Then one system-scope fence, and relaxed stores: a
-/// release pattern that passes every block's writes on to the host (the output is ready) and to
+/// last block of the call tells the host and the peers (no block has begun the next call before
+/// every block counted this one: wait_until_every_block_finished). Acquire-release at device scope:
+/// the last block has seen every block's release. Then one system-scope fence, and relaxed stores:
+/// a release pattern that passes every block's writes on to the host (the output is ready) and to
 /// the peers (their staging slots here are read and emptied): one system-scope fence and one write
 /// over the host link per GPU per call, whatever the number of blocks.
 __device__ void finish_call(const ResidentArgs& r, std::uint64_t call) {
@@ -216,6 +256,10 @@ __global__ void resident_allreduce_kernel(ResidentArgs r) {
     for (;;) {
         if (threadIdx.x == 0) {
             next_call = wait_for_call(r, done);
+            if (next_call != 0) {
+                wait_until_every_block_finished(r, next_call - 1);
+                straggle(r);
+            }
         }
         __syncthreads();
         const std::uint64_t call = next_call;
@@ -269,7 +313,14 @@ struct PersistentAllReduce::Local {
         CT_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped), host, 0));
         finished_blocks.fill_bytes(0);
     }
-    ~Local() { cudaFreeHost(host); }  // after the kernel ended (finish), or it never launched
+    // The mailbox is freed only once the kernel has ended: a kernel whose end finish() did not
+    // see (it gave up, or threw) is waited for here, which its own limits bound.
+    ~Local() {
+        if (launched && !ended) {
+            cudaStreamSynchronize(stream.get());
+        }
+        cudaFreeHost(host);
+    }
     Local(const Local&) = delete;
     Local& operator=(const Local&) = delete;
 
@@ -293,8 +344,13 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
         throw std::invalid_argument("PersistentAllReduce: n must be 1 to " +
                                     std::to_string(kPersistentMaxBytes / sizeof(float)));
     }
-    if (limits.idle_limit_ms == 0 || limits.host_wait_ms == 0) {
-        throw std::invalid_argument("PersistentAllReduce: limits of 0 ms");
+    if (limits.idle_limit_ms == 0) {
+        throw std::invalid_argument("PersistentAllReduce: an idle limit of 0 ms");
+    }
+    if (std::uint64_t{limits.host_wait_ms} * 1'000'000ull <= kSpinTimeoutNs) {
+        throw std::invalid_argument("PersistentAllReduce: host_wait_ms must exceed the kernel's " +
+                                    std::to_string(kSpinTimeoutNs / 1'000'000) +
+                                    " ms spin limit (the device gives up first)");
     }
     // Stage 5's workspace (three staging buffers, flags zeroed, slots empty), every rank's
     // buffers shared: the same set-up as the launched stage, whose run() is never called here.
@@ -336,13 +392,23 @@ PersistentAllReduce::PersistentAllReduce(PeerTeam& team, const std::vector<const
         r.finished_blocks = local.finished_blocks.data();
         r.relay = local.finished_blocks.data() + 1;
         r.idle_limit_ns = static_cast<unsigned long long>(limits.idle_limit_ms) * 1'000'000ull;
+        r.straggler_ns = static_cast<unsigned long long>(limits.straggler_us) * 1'000ull;
         if (queued_calls > 0) {
             local.doorbell().store(queued_calls | kResidentStopBit, cuda::memory_order_release);
         }
-        resident_allreduce_kernel<<<blocks_, kResidentThreads, 0, local.stream.get()>>>(r);
-        // Not CT_CHECK_LAUNCH: in Debug builds it synchronizes the device, which would wait for
-        // this kernel until its idle limit.
-        CT_CHECK(cudaGetLastError());
+        // Cooperative: every block on the GPU at once, or the launch fails (too many blocks for
+        // what the GPU holds). Not CT_CHECK_LAUNCH: in Debug builds it synchronizes the device,
+        // which would wait for this kernel until its idle limit.
+        cudaLaunchAttribute together = {};
+        together.id = cudaLaunchAttributeCooperative;
+        together.val.cooperative = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(blocks_);
+        config.blockDim = dim3(kResidentThreads);
+        config.stream = local.stream.get();
+        config.attrs = &together;
+        config.numAttrs = 1;
+        CT_CHECK(cudaLaunchKernelEx(&config, resident_allreduce_kernel, r));
         local.launched = true;
     }
     posted_ = queued_calls;
