@@ -14,7 +14,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_clocks.cuh"
-#include "sm_scaling.hpp"
+#include "sm_scaling_kernels.hpp"
 
 namespace execution_model {
 

@@ -20,6 +20,7 @@
 #include "cudatutorial/report.hpp"
 #include "execution_model.hpp"
 #include "green_context.hpp"
+#include "sm_scaling_kernels.hpp"
 
 namespace execution_model {
 
@@ -50,44 +51,6 @@ struct ScalingPoint {
 /// The smallest partition whose rate reaches `fraction` of the best rate of `points` (points in
 /// any order), or 0 when `points` is empty.
 int first_partition_reaching(const std::vector<ScalingPoint>& points, double fraction);
-
-// ---------------------------------------------------------------------------------------------
-// The compute-bound kernel
-// ---------------------------------------------------------------------------------------------
-
-/// Independent FMA chains per thread: enough for the SM's FMA units to stay busy without full
-/// occupancy (the chapter's latency section: 4-cycle FMA latency, about 16 warps per SM).
-constexpr int kScalingFmaChains = 8;
-/// FMAs per chain per loop trip (unrolled).
-constexpr int kScalingFmaUnroll = 16;
-
-/// Chain k of thread t starts at (t mod 1024) + k and runs x = fma(x, 1, 1) `steps` times,
-/// so it ends at its start + steps, exactly (integers below 2^24 are exact in float). The
-/// thread's output is the sum of its chains, added in chain order. This is the CPU reference.
-float fma_chains_expected(std::uint64_t thread, int steps);
-
-/// The same as fma_chains_expected, but by running the FMAs one by one with std::fma (the test
-/// checks that the closed form above is what the FMAs compute).
-float fma_chains_by_steps(std::uint64_t thread, int steps);
-
-/// Launches `blocks` x `threads` threads, each running kScalingFmaChains chains of
-/// `trips` x kScalingFmaUnroll FMAs (x = fma(x, a, b) with a = b = 1 passed at run time, so the
-/// compiler cannot fold them); out[t] = the sum of thread t's chains, block_sm[b] = the %smid of
-/// block b.
-void launch_fma_chains(float* out, unsigned int* block_sm, int blocks, int threads, int trips,
-                       cudaStream_t stream);
-
-/// FLOPs of one launch: 2 per FMA.
-constexpr double fma_chains_flops(long long blocks, int threads, int trips) {
-    return 2.0 * static_cast<double>(blocks) * threads * kScalingFmaChains * kScalingFmaUnroll *
-           trips;
-}
-
-/// Every block of a `grid` of `block`-shaped blocks writes its %smid to block_sm[y * grid.x + x]:
-/// launched on the same stream, with the matrix sum's grid and block, it shows the SMs that
-/// stream's kernels can reach (the matrix-sum kernel itself records nothing).
-void launch_sm_census(unsigned int* block_sm, const BlockShape& grid, const BlockShape& block,
-                      cudaStream_t stream);
 
 // ---------------------------------------------------------------------------------------------
 // The scaling run
