@@ -10,7 +10,7 @@
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/sizes.hpp"
-#include "measuring/adaptive_vectorized.hpp"
+#include "stages/vectorized_choice.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
 #include "stages/vector_split.hpp"

@@ -32,7 +32,7 @@
 namespace reduction {
 
 namespace adaptive {
-struct TuningResult;  // measuring/adaptive_vectorized.hpp: what stages 10-12's tuning pass chose
+struct TuningResult;  // stages/vectorized_choice.hpp: what stages 10-12's tuning pass chose
 }  // namespace adaptive
 
 /// The CPU reference: the sum of `data[0..n)` modulo 2^32 (see the file comment). n = 0 gives 0.

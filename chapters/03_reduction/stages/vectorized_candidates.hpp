@@ -1,8 +1,8 @@
 // The compiled candidates of stages 10-12: how many 16-byte loads each thread keeps in flight,
 // how each load is issued, and which vectors a block reads. Every stage file instantiates each
 // candidate for every block size (vectorized.cuh dispatches a run-time index to it); which one
-// runs is chosen for the GPU at run time, by the derivation or the tuning pass of
-// measuring/adaptive_vectorized.hpp. Host and device code both read this table.
+// runs is chosen for the GPU at run time (vectorized_choice.hpp), derived or measured by the
+// tuning pass of measuring/adaptive_vectorized.hpp. Host and device code both read this table.
 #pragma once
 
 #include <string>
