@@ -16,7 +16,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
-#include "measuring/adaptive_counts.hpp"
+#include "stages/raw_count_choice.hpp"
 
 namespace histogram {
 

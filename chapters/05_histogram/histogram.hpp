@@ -217,7 +217,7 @@ LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream);
 LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream);
 /// Stage 8 (stages/stage8_raw_byte_counts.cu) with the candidate args.workspace holds, else the
 /// one derived for the current device, which the workspace then keeps
-/// (measuring/adaptive_counts.hpp: raw_count_variant_for).
+/// (stages/raw_count_choice.hpp: raw_count_variant_for).
 LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream);
 
 /// Whether CUB's row uses HistogramEven (every bin as wide as the others) or HistogramRange (the

@@ -1,11 +1,11 @@
 // CPU tests of how stage 8 derives its candidate from a device's figures and the binning
-// (adaptive_counts.hpp): bytes per SM per clock, register counters only for at most 8 bins,
+// (stages/raw_count_choice.hpp): bytes per SM per clock, register counters only for at most 8 bins,
 // loads per thread from Little's law. No GPU needed.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "adaptive_counts.hpp"
+#include "stages/raw_count_choice.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // the 256 raw byte values, or register counters for at most 8 bins), how many 16-byte loads a
 // thread issues per step, and whether the next step's loads are issued before this step's bytes
 // are counted. stage8_raw_byte_counts.cu instantiates every candidate; which one runs is chosen
-// for the GPU and the binning at run time, by the derivation or the tuning pass of
-// measuring/adaptive_counts.hpp. Host and device code both read this table.
+// for the GPU and the binning at run time (raw_count_choice.hpp), derived or measured by the
+// tuning pass of measuring/adaptive_counts.hpp. Host and device code both read this table.
 #pragma once
 
 #include <cuda_runtime_api.h>
