@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 #include <stdexcept>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/report.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
 
@@ -20,11 +20,7 @@ namespace {
 using detail::kVectorizedVariantCount;
 using detail::kVectorizedVariants;
 
-std::string fixed(double value, int digits) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
+using cudatutorial::format_fixed;
 
 std::string candidate_label(int variant, int divisor) {
     return detail::describe_variant(variant) +
@@ -116,24 +112,24 @@ TuningResult tune_vectorized(const int* d_in, std::size_t n, int block, int repe
                                  " (stage 12's kernel, median of " +
                                  std::to_string(config.repetitions) + ")";
     const std::string rest =
-        "slowest " + fixed(slowest.median_ms, 4) + " ms; the derived choice (" +
-        candidate_label(result.derived.variant, 1) + ") " + fixed(derived_ms, 4) + " ms";
-    result.choice.why = measured + ", " + fixed(best.median_ms, 4) + " ms; " + rest;
+        "slowest " + format_fixed(slowest.median_ms, 4) + " ms; the derived choice (" +
+        candidate_label(result.derived.variant, 1) + ") " + format_fixed(derived_ms, 4) + " ms";
+    result.choice.why = measured + ", " + format_fixed(best.median_ms, 4) + " ms; " + rest;
     result.single_pass_atomic_choice = result.choice;
     if (detail::is_one_shot(best.variant)) {
         result.single_pass_atomic_choice.variant = best.variant;
         result.single_pass_atomic_choice.occupancy_divisor = 1;
         result.single_pass_atomic_choice.why =
             measured + ": the one-shot " + candidate_label(best.variant, 1) + " (grid " +
-            std::to_string(best.grid) + ") " + fixed(best.median_ms, 4) +
+            std::to_string(best.grid) + ") " + format_fixed(best.median_ms, 4) +
             " ms, run by stage 12; stages 10-11 run the fastest persistent one, " +
             candidate_label(persistent.variant, persistent.occupancy_divisor) + ", " +
-            fixed(persistent.median_ms, 4) + " ms; " + rest;
+            format_fixed(persistent.median_ms, 4) + " ms; " + rest;
     }
     for (const TunedCandidate& c : result.candidates) {
         result.table += (result.table.empty() ? "" : "; ") +
                         candidate_label(c.variant, c.occupancy_divisor) + " (grid " +
-                        std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
+                        std::to_string(c.grid) + ") " + format_fixed(c.median_ms, 4);
     }
     return result;
 }

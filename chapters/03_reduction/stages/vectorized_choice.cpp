@@ -3,9 +3,9 @@
 #include "stages/vectorized_choice.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
+#include "cudatutorial/report.hpp"
 #include "stages/reduction_launchers.hpp"
 
 namespace reduction {
@@ -18,14 +18,10 @@ using detail::kVectorizedVariants;
 
 constexpr int kVectorBytes = 16;
 
-std::string fixed(double value, int digits) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
+using cudatutorial::format_fixed;
 
 std::string kib(double bytes) {
-    return fixed(bytes / 1024.0, 1) + " KiB";
+    return format_fixed(bytes / 1024.0, 1) + " KiB";
 }
 
 }  // namespace
@@ -70,13 +66,13 @@ VectorizedChoice derive_vectorized_choice(const DeviceFigures& device, int block
     choice.occupancy_divisor = 1;
     choice.tuned = false;
     const double provided = threads * kVectorizedVariants[chosen].loads * kVectorBytes;
-    choice.why = "derived: " + fixed(tuning.dram_latency_ns, 0) + " ns x " +
-                 fixed(device.bandwidth_gbs, 0) + " GB/s / " + std::to_string(device.sm_count) +
-                 " SMs = " + kib(needed) + " in flight per SM (x" + fixed(margin, 0) +
-                 " margin: " + kib(margin * needed) + "); " + fixed(threads, 0) +
-                 " resident threads x " + std::to_string(kVectorizedVariants[chosen].loads) +
-                 " loads x 16 B = " + kib(provided) +
-                 (hint ? "" : "; no L2::256B hint before sm_80");
+    choice.why =
+        "derived: " + format_fixed(tuning.dram_latency_ns, 0) + " ns x " +
+        format_fixed(device.bandwidth_gbs, 0) + " GB/s / " + std::to_string(device.sm_count) +
+        " SMs = " + kib(needed) + " in flight per SM (x" + format_fixed(margin, 0) +
+        " margin: " + kib(margin * needed) + "); " + format_fixed(threads, 0) +
+        " resident threads x " + std::to_string(kVectorizedVariants[chosen].loads) +
+        " loads x 16 B = " + kib(provided) + (hint ? "" : "; no L2::256B hint before sm_80");
     return choice;
 }
 

@@ -3,21 +3,17 @@
 #include "adaptive_counts.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
+#include "cudatutorial/report.hpp"
 
 namespace histogram::adaptive {
 namespace {
 
-std::string fixed(double value, int digits) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
+using cudatutorial::format_fixed;
 
 namespace tuning = cudatutorial::tuning;
 
@@ -62,12 +58,13 @@ TuningResult tune_raw_byte_counts(const StageArgs& args, int reps) {
     for (const TunedCandidate& c : result.candidates) {
         derived_ms = c.variant == result.derived.variant ? c.median_ms : derived_ms;
         result.table += (result.table.empty() ? "" : "; ") + describe_variant(c.variant) +
-                        " (grid " + std::to_string(c.grid) + ") " + fixed(c.median_ms, 4);
+                        " (grid " + std::to_string(c.grid) + ") " + format_fixed(c.median_ms, 4);
     }
     result.choice.why = "tuned: fastest of " + std::to_string(result.candidates.size()) +
                         " candidates on this input (median of " +
-                        std::to_string(config.repetitions) + "), " + fixed(best.median_ms, 4) +
-                        " ms; the derived choice " + fixed(derived_ms, 4) + " ms";
+                        std::to_string(config.repetitions) + "), " +
+                        format_fixed(best.median_ms, 4) + " ms; the derived choice " +
+                        format_fixed(derived_ms, 4) + " ms";
     return result;
 }
 

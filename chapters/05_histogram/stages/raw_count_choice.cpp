@@ -4,17 +4,14 @@
 #include "stages/raw_count_choice.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
+
+#include "cudatutorial/report.hpp"
 
 namespace histogram::adaptive {
 namespace {
 
-std::string fixed(double value, int digits) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
+using cudatutorial::format_fixed;
 
 namespace tuning = cudatutorial::tuning;
 
@@ -54,22 +51,23 @@ RawCountChoice derive_raw_count_choice(const DeviceFigures& device, const Binnin
         }
     }
     choice.variant = chosen;
-    const std::string budget = fixed(device.bandwidth_gbs, 0) + " GB/s / (" +
+    const std::string budget = format_fixed(device.bandwidth_gbs, 0) + " GB/s / (" +
                                std::to_string(device.sm_count) + " SMs x " +
-                               fixed(device.sm_clock_mhz, 0) + " MHz) = " + fixed(per_clock, 1) +
-                               " bytes per SM per clock";
+                               format_fixed(device.sm_clock_mhz, 0) +
+                               " MHz) = " + format_fixed(per_clock, 1) + " bytes per SM per clock";
     choice.why =
         "derived: " + budget +
-        (registers ? " (shared atomics sustain about " + fixed(atomic_rate, 1) + "; an SM issues " +
-                         fixed(128.0 / per_clock, 1) + " thread instructions per byte); " +
-                         std::to_string(binning.bins()) +
+        (registers ? " (shared atomics sustain about " + format_fixed(atomic_rate, 1) +
+                         "; an SM issues " + format_fixed(128.0 / per_clock, 1) +
+                         " thread instructions per byte); " + std::to_string(binning.bins()) +
                          " bins fit one register per thread: no atomic per byte"
                    : "; " + std::to_string(binning.bins()) +
                          " bins do not fit a register: shared atomics, whose ceiling is about " +
-                         fixed(std::min(1.0, atomic_rate / per_clock) * 100, 0) +
+                         format_fixed(std::min(1.0, atomic_rate / per_clock) * 100, 0) +
                          "% of the bandwidth here") +
         "; " + std::to_string(kRawCountVariants[chosen].loads) +
-        " loads per thread (Little's law: " + fixed(needed / 1024, 1) + " KiB in flight per SM)";
+        " loads per thread (Little's law: " + format_fixed(needed / 1024, 1) +
+        " KiB in flight per SM)";
     return choice;
 }
 
