@@ -5,6 +5,57 @@
 
 namespace ct = cudatutorial;
 
+namespace multi_gpu {
+
+const ct::SectionTable<SectionContext>& section_table() {
+    using ct::section;
+    static const ct::SectionTable<SectionContext> table({
+        section<SectionContext>("topology",
+                                "which GPU reaches which: peer access between every pair, and "
+                                "the bandwidth of a copy over each path",
+                                topology_section),
+        section<SectionContext>("reduction",
+                                "chapter 3's stage (--reduction-stage) on a slice of the input "
+                                "per GPU, the partial sums combined (each way of combining), "
+                                "against the same stage on one GPU",
+                                reduction_section),
+        section<SectionContext>("histogram",
+                                "chapter 5's stage (--histogram-stage) on a slice of the input "
+                                "per GPU, the histograms combined (each way of combining), "
+                                "against the same stage on one GPU",
+                                histogram_section),
+        section<SectionContext>("allreduce",
+                                "an all-reduce built step by step (the stages below) against "
+                                "NCCL, for each --sizes",
+                                allreduce_section),
+        section<SectionContext>("roundtrip",
+                                "the all-reduce as a caller who waits sees it, timed on the host "
+                                "one call at a time: stage 5 launched, stage 10 resident, NCCL "
+                                "launched (small sizes unless --sizes); also with --ranks",
+                                roundtrip_section),
+        section<SectionContext>("network",
+                                "NCCL's all-reduce in one process per GPU over NVLink, then "
+                                "through its network transport (sockets on loopback), as between "
+                                "two machines (--ranks G, default 2)",
+                                network_section, true,
+                                "it runs one process per GPU, twice (NVLink, then sockets)"),
+    });
+    return table;
+}
+
+namespace {
+
+/// The sections `o` asks for, in table order (one host thread drives every GPU; network starts
+/// its processes). `argv`: the program's command line. Returns the exit code.
+int run(const Options& o, char** argv) {
+    disable_nvlink_multicast();
+    SectionContext context(o, argv);
+    return section_table().run(o.sections, context);
+}
+
+}  // namespace
+}  // namespace multi_gpu
+
 int main(int argc, char** argv) {
     CLI::App app{
         "Chapter 7 - more than one GPU: topology and link bandwidth, sharded reduction and "

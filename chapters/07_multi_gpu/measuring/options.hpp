@@ -59,9 +59,18 @@ struct SectionContext {
 };
 
 /// The chapter's sections, in the order they run: name, one-line idea, the function that runs
-/// it (sections.cpp). --help, --stage list, the checks, the dispatch and the file names all come
-/// from it.
+/// it (the table is in main.cpp, the functions in sections.cpp). --help, --stage list, the
+/// checks, the dispatch and the file names all come from it.
 const cudatutorial::SectionTable<SectionContext>& section_table();
+
+/// What each section runs (sections.cpp): its table or tables, printed; the exit code of its
+/// verdict.
+int topology_section(SectionContext& c);
+int reduction_section(SectionContext& c);
+int histogram_section(SectionContext& c);
+int allreduce_section(SectionContext& c);
+int roundtrip_section(SectionContext& c);
+int network_section(SectionContext& c);
 
 /// Sets NCCL_NVLS_ENABLE=0 unless the environment already sets it (README: why).
 void disable_nvlink_multicast();
@@ -75,10 +84,6 @@ int list_sections(const Options& options);
 /// The one-way rate of a peer copy from GPU `from` to GPU `to` (GB/s, 0 if it failed): the
 /// yardstick of the all-reduce tables' "% of link" (topology.hpp's measure_copy, 10 samples).
 double measure_link_gbs(int from, int to, const Options& options);
-
-/// The sections `options` ask for, in table order (one host thread drives every GPU; network
-/// starts its processes). `argv`: the program's command line. Returns the exit code.
-int run(const Options& options, char** argv);
 
 /// `--stage network`: NCCL in one process per GPU over NVLink, then over sockets, one table
 /// (ranks.cpp). Returns the exit code.

@@ -473,9 +473,7 @@ double measure_link_gbs(int from, int to, const Options& o) {
     const CopyMeasurement link =
         measure_copy(from, to, CopyPath::kPeerAccess,
                      std::min<std::size_t>(o.copy_bytes, std::size_t{1} << 28), quick);
-    return link.row.passed
-               ? ct::bandwidth_gbs(link.bytes, link.row.stats.median_ms)
-               : 0.0;
+    return link.row.passed ? ct::bandwidth_gbs(link.bytes, link.row.stats.median_ms) : 0.0;
 }
 
 namespace {
@@ -483,6 +481,8 @@ namespace {
 int verdict(bool passed) {
     return ct::to_int(passed ? ct::ExitCode::kSuccess : ct::ExitCode::kVerificationFailed);
 }
+
+}  // namespace
 
 int topology_section(SectionContext& c) {
     return verdict(run_topology(c.gpus(), c.options, c.link_gbs));
@@ -512,44 +512,6 @@ int network_section(SectionContext& c) {
     return run_network(c.options, c.argv);
 }
 
-}  // namespace
-
-const ct::SectionTable<SectionContext>& section_table() {
-    using ct::section;
-    static const ct::SectionTable<SectionContext> table({
-        section<SectionContext>("topology",
-                                "which GPU reaches which: peer access between every pair, and "
-                                "the bandwidth of a copy over each path",
-                                topology_section),
-        section<SectionContext>("reduction",
-                                "chapter 3's stage (--reduction-stage) on a slice of the input "
-                                "per GPU, the partial sums combined (each way of combining), "
-                                "against the same stage on one GPU",
-                                reduction_section),
-        section<SectionContext>("histogram",
-                                "chapter 5's stage (--histogram-stage) on a slice of the input "
-                                "per GPU, the histograms combined (each way of combining), "
-                                "against the same stage on one GPU",
-                                histogram_section),
-        section<SectionContext>("allreduce",
-                                "an all-reduce built step by step (the stages below) against "
-                                "NCCL, for each --sizes",
-                                allreduce_section),
-        section<SectionContext>("roundtrip",
-                                "the all-reduce as a caller who waits sees it, timed on the host "
-                                "one call at a time: stage 5 launched, stage 10 resident, NCCL "
-                                "launched (small sizes unless --sizes); also with --ranks",
-                                roundtrip_section),
-        section<SectionContext>("network",
-                                "NCCL's all-reduce in one process per GPU over NVLink, then "
-                                "through its network transport (sockets on loopback), as between "
-                                "two machines (--ranks G, default 2)",
-                                network_section, true,
-                                "it runs one process per GPU, twice (NVLink, then sockets)"),
-    });
-    return table;
-}
-
 SectionContext::SectionContext(const Options& o, char** program_argv)
     : options(o), argv(program_argv) {}
 
@@ -560,12 +522,6 @@ const std::vector<int>& SectionContext::gpus() {
                   << "; NCCL: " << nccl_version() << "\n\n";
     }
     return devices_;
-}
-
-int run(const Options& o, char** argv) {
-    disable_nvlink_multicast();
-    SectionContext context(o, argv);
-    return section_table().run(o.sections, context);
 }
 
 }  // namespace multi_gpu
