@@ -54,10 +54,10 @@ using AddLaunch = void (*)(const float* a, const float* b, float* c, std::size_t
                            int grid, cudaStream_t stream);
 
 /// A vector-add stage: "1", "1x" (no guard: a labelled wrong answer), "2", "thrust" (baseline).
-struct AddStage : cudatutorial::StageDescriptor {
-    AddLaunch launch = nullptr;
+struct AddNeeds {
     bool grid_stride = false;  ///< uses the `grid` argument (any n fits any grid)
 };
+using AddStage = cudatutorial::StageRow<AddNeeds, AddLaunch>;
 
 /// The vector-add stages in lesson order.
 const std::vector<AddStage>& add_stages();
@@ -133,9 +133,7 @@ using StencilLaunch = void (*)(const int* in, int* out, std::size_t n, int radiu
                                cudaStream_t stream);
 
 /// A stencil stage: "3" (global memory), "4" (shared tile), "4x" (no barrier: labelled wrong).
-struct StencilStage : cudatutorial::StageDescriptor {
-    StencilLaunch launch = nullptr;
-};
+using StencilStage = cudatutorial::StageRow<cudatutorial::NoNeeds, StencilLaunch>;
 
 /// The stencil stages in lesson order.
 const std::vector<StencilStage>& stencil_stages();
@@ -262,17 +260,19 @@ inline constexpr const char* kFromHost = "inputs in + add";
 inline constexpr const char* kAddAlone = "add alone";
 
 /// One row of the managed table: where the inputs live, the state every sample starts from
-/// (`reset`, untimed), the work timed (`work`) and the check against the CPU (`verify`).
-struct ManagedRow : cudatutorial::StageDescriptor {
+/// (`reset`, untimed), the work timed (`launch`) and the check against the CPU (`verify`).
+/// Its `launch` is the work timed.
+struct ManagedNeeds {
     /// kFromHost: each sample starts from inputs the host has just written, so the row is timed
     /// one sample at a time (StageHooks::setup_each_sample). kAddAlone: timed back to back.
     const char* timed = kFromHost;
     bool needs_concurrent_access = false;  ///< skipped without concurrent_managed_access
     void (*reset)(ManagedVectorAdd& data, cudaStream_t stream) = nullptr;
-    void (*work)(ManagedVectorAdd& data, int block, cudaStream_t stream) = nullptr;
     /// Called with the device idle; leaves managed arrays on the device again.
     cudatutorial::Verification (*verify)(ManagedVectorAdd& data) = nullptr;
 };
+using ManagedRow = cudatutorial::StageRow<ManagedNeeds, void (*)(ManagedVectorAdd& data, int block,
+                                                                 cudaStream_t stream)>;
 
 /// The rows in table order: inputs copied (the baseline), faulted over, prefetched; then the add
 /// alone on device memory (the baseline) and on managed memory already resident.

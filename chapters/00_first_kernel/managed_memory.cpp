@@ -181,44 +181,41 @@ std::size_t managed_section_bytes(std::size_t n, std::size_t canary, bool with_m
 
 const std::vector<ManagedRow>& managed_rows() {
     static const std::vector<ManagedRow> rows = {
-        {{"device", "cudaMemcpy_then_add",
-          "cudaMalloc'd arrays: cudaMemcpy a and b in from pageable host memory, then the add",
-          ct::StageRole::kBaseline},
-         kFromHost,
-         false,
-         reset_copies,
-         work_copies,
-         verify_device},
-        {{"first_touch", "managed_first_touch",
-          "managed arrays the host has just written: the add touches them first on the GPU, "
-          "which faults their pages over"},
-         kFromHost,
-         true,
-         reset_managed_on_host,
-         work_managed_add,
-         verify_managed},
-        {{"prefetch", "managed_prefetch",
-          "the same, with cudaMemPrefetchAsync of a and b to the GPU before the add: the pages "
-          "move in bulk, and the add finds them there"},
-         kFromHost,
-         true,
-         reset_managed_on_host,
-         work_prefetch_then_add,
-         verify_managed},
-        {{"device", "vector_add", "the add alone on cudaMalloc'd arrays (stage 1)",
-          ct::StageRole::kBaseline},
-         kAddAlone,
-         false,
-         reset_device_output,
-         work_device_add,
-         verify_device},
-        {{"resident", "managed_resident",
-          "the add alone on managed arrays already in device memory (a run after the first)"},
-         kAddAlone,
-         true,
-         reset_managed_on_device,
-         work_managed_add,
-         verify_managed},
+        ManagedRow("device", "cudaMemcpy_then_add",
+                   "cudaMalloc'd arrays: cudaMemcpy a and b in from pageable host memory, then "
+                   "the add")
+            .with_launcher(work_copies)
+            .with_role(ct::StageRole::kBaseline)
+            .with(&ManagedNeeds::reset, reset_copies)
+            .with(&ManagedNeeds::verify, verify_device),
+        ManagedRow("first_touch", "managed_first_touch",
+                   "managed arrays the host has just written: the add touches them first on the "
+                   "GPU, which faults their pages over")
+            .with_launcher(work_managed_add)
+            .with(&ManagedNeeds::needs_concurrent_access, true)
+            .with(&ManagedNeeds::reset, reset_managed_on_host)
+            .with(&ManagedNeeds::verify, verify_managed),
+        ManagedRow("prefetch", "managed_prefetch",
+                   "the same, with cudaMemPrefetchAsync of a and b to the GPU before the add: "
+                   "the pages move in bulk, and the add finds them there")
+            .with_launcher(work_prefetch_then_add)
+            .with(&ManagedNeeds::needs_concurrent_access, true)
+            .with(&ManagedNeeds::reset, reset_managed_on_host)
+            .with(&ManagedNeeds::verify, verify_managed),
+        ManagedRow("device", "vector_add", "the add alone on cudaMalloc'd arrays (stage 1)")
+            .with_launcher(work_device_add)
+            .with_role(ct::StageRole::kBaseline)
+            .with(&ManagedNeeds::timed, kAddAlone)
+            .with(&ManagedNeeds::reset, reset_device_output)
+            .with(&ManagedNeeds::verify, verify_device),
+        ManagedRow("resident", "managed_resident",
+                   "the add alone on managed arrays already in device memory (a run after the "
+                   "first)")
+            .with_launcher(work_managed_add)
+            .with(&ManagedNeeds::timed, kAddAlone)
+            .with(&ManagedNeeds::needs_concurrent_access, true)
+            .with(&ManagedNeeds::reset, reset_managed_on_device)
+            .with(&ManagedNeeds::verify, verify_managed),
     };
     return rows;
 }

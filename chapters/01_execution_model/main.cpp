@@ -446,24 +446,29 @@ int scaling_section(Run& r) {
 const ct::SectionTable<Run>& section_table() {
     using ct::section;
     static const ct::SectionTable<Run> table({
-        section<Run>("query", "what this GPU is: SMs, warp size, limits, memory (the device query)",
-                     query_section, false),
-        section<Run>("warps",
-                     "how a block becomes warps: threads, warps and idle lanes of --block-shape, "
-                     "worked out on the CPU",
-                     warps_section, false),
-        section<Run>("latency",
-                     "how much parallelism hides latency: Little's law with this GPU's measured "
-                     "latencies",
-                     latency_section, false),
-        section<Run>("copy",
-                     "the DRAM bandwidth a copy gets (cudaMemcpyAsync and a copy kernel), next to "
-                     "the theoretical figure",
-                     copy_section, false),
-        section<Run>("occupancy",
-                     "how many warps fit: the theoretical occupancy of sum_matrix_2d, modeled and "
-                     "from the runtime",
-                     occupancy_section, false),
+        ct::without_table(section<Run>(
+            "query", "what this GPU is: SMs, warp size, limits, memory (the device query)",
+            query_section)),
+        ct::without_table(section<Run>(
+            "warps",
+            "how a block becomes warps: threads, warps and idle lanes of --block-shape, "
+            "worked out on the CPU",
+            warps_section)),
+        ct::without_table(section<Run>(
+            "latency",
+            "how much parallelism hides latency: Little's law with this GPU's measured "
+            "latencies",
+            latency_section)),
+        ct::without_table(section<Run>(
+            "copy",
+            "the DRAM bandwidth a copy gets (cudaMemcpyAsync and a copy kernel), next to "
+            "the theoretical figure",
+            copy_section)),
+        ct::without_table(section<Run>(
+            "occupancy",
+            "how many warps fit: the theoretical occupancy of sum_matrix_2d, modeled and "
+            "from the runtime",
+            occupancy_section)),
         section<Run>("sweep",
                      "what the block shape does to a memory-bound kernel: the 2D matrix sum, one "
                      "block shape per row",

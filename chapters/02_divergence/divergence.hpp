@@ -58,23 +58,20 @@ using ShortLaunch = void (*)(float* c, int n, int block, cudaStream_t stream);
 
 /// One of the textbook's short-branch kernels: ids "0".."4", and "4t", the textbook's
 /// operator-precedence bug kept as a labelled demonstration (role kExpectedFailure).
-struct ShortKernel : cudatutorial::StageDescriptor {
-    std::string branch;   ///< the branch condition as written in the kernel
-    Condition condition;  ///< the result it must produce (for "4t": what it was meant to do)
-    Recorded recorded;    ///< its instrumented copy in record_paths()
-    ShortLaunch launch;
+struct KernelNeeds {
+    std::string branch;  ///< the branch condition as written in the kernel
+    /// The result it must produce (for "4t": what it was meant to do); for the long pair, which
+    /// lanes take the first branch.
+    Condition condition = Condition::kWarpAligned;
+    Recorded recorded = Recorded::kWarpAligned;  ///< its instrumented copy in record_paths()
 };
+using ShortKernel = cudatutorial::StageRow<KernelNeeds, ShortLaunch>;
 
 /// Launches one long-branch kernel (see long_reference): `work` loop steps per branch.
 using LongLaunch = void (*)(std::uint32_t* out, int n, int work, int block, cudaStream_t stream);
 
 /// One of the long-branch pair ("5a", "5b"), which the table compares with each other.
-struct LongKernel : cudatutorial::StageDescriptor {
-    std::string branch;   ///< the branch condition as written in the kernel
-    Condition condition;  ///< which lanes take the first branch
-    Recorded recorded;    ///< its instrumented copy in record_paths()
-    LongLaunch launch;
-};
+using LongKernel = cudatutorial::StageRow<KernelNeeds, LongLaunch>;
 
 /// The short-branch kernels in the textbook's order: warm-up, mathKernel1..3, mathKernel4 with
 /// the precedence bug fixed, and mathKernel4 as printed (the bug demonstration, last).

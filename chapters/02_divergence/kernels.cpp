@@ -14,63 +14,68 @@ const char* const kTextbookMask = "(tid >> 5) & 0x01 == 0";
 
 const std::vector<ShortKernel>& short_kernels() {
     static const std::vector<ShortKernel> kernels = {
-        {{"0", "warmup",
-          "the warp-aligned branch run first, so that module loading and clock ramp-up fall on "
-          "no kernel that is compared"},
-         kWarpParity,
-         Condition::kWarpAligned,
-         Recorded::kWarpAligned,
-         launch_warmup},
-        {{"1", "even_odd_divergent",
-          "even and odd lanes of every warp take different paths: divergence in every warp"},
-         kLaneParity,
-         Condition::kEvenOdd,
-         Recorded::kEvenOdd,
-         launch_even_odd_divergent},
-        {{"2", "warp_aligned", "whole warps take one path each: the same work, no divergence"},
-         kWarpParity,
-         Condition::kWarpAligned,
-         Recorded::kWarpAligned,
-         launch_warp_aligned},
-        {{"3", "predicated_ipred",
-          "the condition kept in a variable, as the textbook's mathKernel3: both values "
-          "computed, one selected"},
-         kIpred,
-         Condition::kEvenOdd,
-         Recorded::kPredicated,
-         launch_predicated_ipred},
-        {{"4", "warp_bitmask_fixed",
-          "the textbook's warp test written as (itid & 0x01) == 0, as it meant to be"},
-         kFixedMask,
-         Condition::kWarpAligned,
-         Recorded::kFixedBitmask,
-         launch_warp_bitmask_fixed},
-        {{"4t", "warp_bitmask_textbook (bug)",
-          "the textbook's itid & 0x01 == 0 parses as itid & (0x01 == 0) = itid & 0, never "
-          "true, so every thread writes the else value",
-          cudatutorial::StageRole::kExpectedFailure},
-         kTextbookMask,
-         Condition::kWarpAligned,
-         Recorded::kTextbookBitmask,
-         launch_warp_bitmask_textbook},
+        ShortKernel(
+            "0", "warmup",
+            "the warp-aligned branch run first, so that module loading and clock ramp-up fall on "
+            "no kernel that is compared")
+            .with_launcher(launch_warmup)
+            .with(&KernelNeeds::branch, kWarpParity)
+            .with(&KernelNeeds::condition, Condition::kWarpAligned)
+            .with(&KernelNeeds::recorded, Recorded::kWarpAligned),
+        ShortKernel(
+            "1", "even_odd_divergent",
+            "even and odd lanes of every warp take different paths: divergence in every warp")
+            .with_launcher(launch_even_odd_divergent)
+            .with(&KernelNeeds::branch, kLaneParity)
+            .with(&KernelNeeds::condition, Condition::kEvenOdd)
+            .with(&KernelNeeds::recorded, Recorded::kEvenOdd),
+        ShortKernel("2", "warp_aligned",
+                    "whole warps take one path each: the same work, no divergence")
+            .with_launcher(launch_warp_aligned)
+            .with(&KernelNeeds::branch, kWarpParity)
+            .with(&KernelNeeds::condition, Condition::kWarpAligned)
+            .with(&KernelNeeds::recorded, Recorded::kWarpAligned),
+        ShortKernel("3", "predicated_ipred",
+                    "the condition kept in a variable, as the textbook's mathKernel3: both values "
+                    "computed, one selected")
+            .with_launcher(launch_predicated_ipred)
+            .with(&KernelNeeds::branch, kIpred)
+            .with(&KernelNeeds::condition, Condition::kEvenOdd)
+            .with(&KernelNeeds::recorded, Recorded::kPredicated),
+        ShortKernel("4", "warp_bitmask_fixed",
+                    "the textbook's warp test written as (itid & 0x01) == 0, as it meant to be")
+            .with_launcher(launch_warp_bitmask_fixed)
+            .with(&KernelNeeds::branch, kFixedMask)
+            .with(&KernelNeeds::condition, Condition::kWarpAligned)
+            .with(&KernelNeeds::recorded, Recorded::kFixedBitmask),
+        ShortKernel(
+            "4t", "warp_bitmask_textbook (bug)",
+            "the textbook's itid & 0x01 == 0 parses as itid & (0x01 == 0) = itid & 0, never "
+            "true, so every thread writes the else value")
+            .with_launcher(launch_warp_bitmask_textbook)
+            .with_role(cudatutorial::StageRole::kExpectedFailure)
+            .with(&KernelNeeds::branch, kTextbookMask)
+            .with(&KernelNeeds::condition, Condition::kWarpAligned)
+            .with(&KernelNeeds::recorded, Recorded::kTextbookBitmask),
     };
     return kernels;
 }
 
 const std::vector<LongKernel>& long_kernels() {
     static const std::vector<LongKernel> kernels = {
-        {{"5a", "long_even_odd_divergent",
-          "long branch bodies, lanes of every warp split between them: each warp runs both"},
-         "tid % 2 == 0",
-         Condition::kEvenOdd,
-         Recorded::kEvenOdd,
-         launch_long_even_odd_divergent},
-        {{"5b", "long_warp_aligned",
-          "the same long bodies split between whole warps: each warp runs one of them"},
-         "(tid / warpSize) % 2 == 0",
-         Condition::kWarpAligned,
-         Recorded::kWarpAligned,
-         launch_long_warp_aligned},
+        LongKernel(
+            "5a", "long_even_odd_divergent",
+            "long branch bodies, lanes of every warp split between them: each warp runs both")
+            .with_launcher(launch_long_even_odd_divergent)
+            .with(&KernelNeeds::branch, "tid % 2 == 0")
+            .with(&KernelNeeds::condition, Condition::kEvenOdd)
+            .with(&KernelNeeds::recorded, Recorded::kEvenOdd),
+        LongKernel("5b", "long_warp_aligned",
+                   "the same long bodies split between whole warps: each warp runs one of them")
+            .with_launcher(launch_long_warp_aligned)
+            .with(&KernelNeeds::branch, "(tid / warpSize) % 2 == 0")
+            .with(&KernelNeeds::condition, Condition::kWarpAligned)
+            .with(&KernelNeeds::recorded, Recorded::kWarpAligned),
     };
     return kernels;
 }

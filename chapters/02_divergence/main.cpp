@@ -206,10 +206,11 @@ int timing_section(Run& r) {
 const ct::SectionTable<Run>& section_table() {
     using ct::section;
     static const ct::SectionTable<Run> table({
-        section<Run>("paths",
-                     "which path each warp took, recorded on the GPU: the warps that ran both "
-                     "sides of a branch",
-                     paths_section, false),
+        ct::without_table(
+            section<Run>("paths",
+                         "which path each warp took, recorded on the GPU: the warps that ran both "
+                         "sides of a branch",
+                         paths_section)),
         section<Run>("timing", "the branch kernels (--stage) timed, each verified", timing_section),
     });
     return table;

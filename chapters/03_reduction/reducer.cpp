@@ -1,4 +1,5 @@
-// The stage list, launch planning and the Reducer (host code; the kernels are in stages/).
+// Launch planning and the Reducer (host code; the kernels, each with its row of the stage list, are
+// in stages/).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -10,215 +11,26 @@
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/sizes.hpp"
-#include "stages/vectorized_choice.hpp"
 #include "reduction.hpp"
 #include "stages/reduction_launchers.hpp"
 #include "stages/vector_split.hpp"
 #include "stages/vectorized_candidates.hpp"
+#include "stages/vectorized_choice.hpp"
 
 namespace reduction {
 namespace {
 
 using detail::KernelArgs;
 
-/// How a stage turns its first pass into one number.
-enum class Combine {
-    kRepeatPasses,  ///< run the same kernel on the partial sums until one is left
-    kOneBlockPass,  ///< grid-stride kernel: a second launch of one block sums the partials
-    kLastBlock,     ///< single pass, the last block to finish sums the partials
-    kAtomic,        ///< single pass, blocks atomicAdd into the (cleared) output
-    kCub,           ///< CUB decides
-};
-
-/// What shared memory a stage uses per block.
-enum class Shared { kTree, kWarpSums, kNone };
-
-/// How the Reducer runs a stage, beside what the table shows of it (StageInfo).
-struct StageImpl {
-    StageInfo info;
-    void (*launch)(const KernelArgs&) = nullptr;
-    int (*blocks_per_sm)(int block) = nullptr;  ///< grid-stride stages
-    int elements_per_thread = 1;                ///< per thread per block-sized step of the grid
-    Combine combine = Combine::kRepeatPasses;
-    Shared shared = Shared::kTree;
-    /// Stages 10-12: resident blocks per SM of candidate `variant` (vectorized_candidates.hpp);
-    /// the Reducer asks adaptive::vectorized_choice() which candidate to run, with the tuning
-    /// result it was given.
-    int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
-};
-
-/// One row of the stage list, written field by field with each field named (C++17 has no
-/// designated initializers): `stage("3", "sequential_addressing").idea(...).launcher(...)`.
-/// A field left out keeps the textbook stages' default: blocks of 32 to 1024 threads, one
-/// element per thread, the kernel repeated on its partial sums, a shared-memory tree.
-class StageRow {
-  public:
-    StageRow(std::string id, std::string name) {
-        impl_.info.id = std::move(id);
-        impl_.info.name = std::move(name);
-        impl_.info.min_block = detail::kMinBlock;
-        impl_.info.max_block = detail::kMaxBlock;
-    }
-    /// What changed from the previous stage, in one line (the table and --stage list show it).
-    StageRow& idea(std::string text) {
-        impl_.info.idea = std::move(text);
-        return *this;
-    }
-    /// The host function in the stage's file that launches its kernel (reduction_launchers.hpp).
-    StageRow& launcher(void (*launch)(const KernelArgs&)) {
-        impl_.launch = launch;
-        return *this;
-    }
-    /// The smallest block size its kernel has (a power of two; the largest is kMaxBlock).
-    StageRow& min_block(int block) {
-        impl_.info.min_block = block;
-        return *this;
-    }
-    /// Elements each thread adds per block-sized step of the grid, which sizes the grid.
-    StageRow& elements_per_thread(int count) {
-        impl_.elements_per_thread = count;
-        return *this;
-    }
-    /// How the blocks' partial sums become one number.
-    StageRow& combine(Combine how) {
-        impl_.combine = how;
-        return *this;
-    }
-    /// What shared memory each block uses.
-    StageRow& shared(Shared what) {
-        impl_.shared = what;
-        return *this;
-    }
-    /// A grid-stride stage: its grid is the SMs x the blocks of this kernel that stay resident
-    /// per SM (the occupancy calculator, asked by `blocks_per_sm`).
-    StageRow& grid_from_occupancy(int (*blocks_per_sm)(int block)) {
-        impl_.blocks_per_sm = blocks_per_sm;
-        return *this;
-    }
-    /// Stages 10-12: runs the compiled candidate chosen for the GPU (the tuning pass, else the
-    /// derivation), its grid sized by that candidate's occupancy, `blocks_per_sm`.
-    StageRow& tuned_candidates(int (*blocks_per_sm)(int block, int variant)) {
-        impl_.variant_blocks_per_sm = blocks_per_sm;
-        impl_.info.uses_tuner = true;
-        return *this;
-    }
-    /// Its role in the table (a progression step unless said otherwise).
-    StageRow& role(cudatutorial::StageRole role) {
-        impl_.info.role = role;
-        return *this;
-    }
-    /// Left out of `--stage all` (run only when named).
-    StageRow& only_when_named() {
-        impl_.info.by_default = false;
-        return *this;
-    }
-    operator StageImpl() const { return impl_; }  // NOLINT(google-explicit-constructor)
-
-  private:
-    StageImpl impl_;
-};
-
-StageRow stage(std::string id, std::string name) {
-    return StageRow(std::move(id), std::move(name));
-}
-
-const std::vector<StageImpl>& stage_impls() {
-    using cudatutorial::StageRole;
-    using namespace detail;
-    // Stages 10-12 plan their grid as if each thread took 16 ints (four int4 loads) per step; the
-    // candidate actually run may take 8 to 32, which only moves where the grid stops growing for
-    // small n (every candidate is correct with any grid).
-    constexpr int kVectorElements = 16;
-    static const std::vector<StageImpl> impls = {
-        stage("1", "interleaved_divergent")
-            .idea("tid % (2s) == 0 adds: divergent warps, modulo")
-            .launcher(launch_interleaved_divergent),
-        stage("2", "interleaved_strided_index")
-            .idea("index = 2*s*tid: no divergence, bank conflicts")
-            .launcher(launch_interleaved_strided_index),
-        stage("3", "sequential_addressing")
-            .idea("tid < s adds tid + s: conflict-free shared memory")
-            .launcher(launch_sequential_addressing),
-        stage("4", "first_add_during_load")
-            .idea("two loads added per thread: half the blocks")
-            .launcher(launch_first_add_during_load)
-            .elements_per_thread(2),
-        stage("5", "unrolled_last_warp")
-            .idea("last warp without __syncthreads, ordered by __syncwarp()")
-            .launcher(launch_unrolled_last_warp)
-            .min_block(kCompleteUnrollMinBlock)
-            .elements_per_thread(2),
-        stage("5v", "volatile_last_warp_HISTORICAL")
-            .idea("the textbook's volatile warp-synchronous last warp: a data race since Volta")
-            .launcher(launch_volatile_last_warp)
-            .min_block(kCompleteUnrollMinBlock)
-            .elements_per_thread(2)
-            .role(StageRole::kExpectedFailure)
-            .only_when_named(),
-        stage("6", "complete_unroll")
-            .idea("block size as a template parameter: the tree fully unrolled")
-            .launcher(launch_complete_unroll)
-            .min_block(kCompleteUnrollMinBlock)
-            .elements_per_thread(2),
-        stage("7", "grid_stride_occupancy")
-            .idea("grid-stride loop, grid = SMs x resident blocks per SM")
-            .launcher(launch_grid_stride)
-            .min_block(kCompleteUnrollMinBlock)
-            .elements_per_thread(2)
-            .grid_from_occupancy(grid_stride_blocks_per_sm)
-            .combine(Combine::kOneBlockPass),
-        stage("8", "cooperative_groups_tile")
-            .idea("last warp as a thread_block_tile<32>, tile.sync()")
-            .launcher(launch_cooperative_groups_tile)
-            .min_block(kCompleteUnrollMinBlock)
-            .elements_per_thread(2)
-            .grid_from_occupancy(cooperative_groups_tile_blocks_per_sm)
-            .combine(Combine::kOneBlockPass),
-        stage("9", "warp_shuffle")
-            .idea("last warp in registers: tile.shfl_down")
-            .launcher(launch_warp_shuffle)
-            .elements_per_thread(2)
-            .grid_from_occupancy(warp_shuffle_blocks_per_sm)
-            .combine(Combine::kOneBlockPass),
-        stage("10", "vectorized_loads")
-            .idea("int4 loads, 2-8 in flight per thread (chosen for this GPU), warp reductions")
-            .launcher(launch_vectorized_loads)
-            .elements_per_thread(kVectorElements)
-            .tuned_candidates(vectorized_loads_blocks_per_sm)
-            .combine(Combine::kOneBlockPass)
-            .shared(Shared::kWarpSums),
-        stage("11", "single_pass_last_block")
-            .idea("stage 10 in one launch: the last block sums the partials")
-            .launcher(launch_single_pass_last_block)
-            .elements_per_thread(kVectorElements)
-            .tuned_candidates(single_pass_last_block_blocks_per_sm)
-            .combine(Combine::kLastBlock)
-            .shared(Shared::kWarpSums),
-        stage("12", "single_pass_atomic")
-            .idea("stage 10 in one kernel: memset + one atomicAdd per block")
-            .launcher(launch_single_pass_atomic)
-            .elements_per_thread(kVectorElements)
-            .tuned_candidates(single_pass_atomic_blocks_per_sm)
-            .combine(Combine::kAtomic)
-            .shared(Shared::kWarpSums),
-        stage(kCubStageId, "cub_device_reduce_sum")
-            .idea("cub::DeviceReduce::Sum (the baseline)")
-            .combine(Combine::kCub)
-            .shared(Shared::kNone)
-            .role(StageRole::kBaseline),
-    };
-    return impls;
-}
-
-const StageImpl& impl_for(const std::string& id) {
-    for (const StageImpl& impl : stage_impls()) {
-        if (impl.info.id == id) {
+const StageInfo& row_for(const std::string& id) {
+    for (const StageInfo& impl : stages()) {
+        if (impl.id == id) {
             return impl;
         }
     }
     std::string known;
-    for (const StageImpl& impl : stage_impls()) {
-        known += (known.empty() ? "" : ", ") + impl.info.id;
+    for (const StageInfo& impl : stages()) {
+        known += (known.empty() ? "" : ", ") + impl.id;
     }
     throw std::invalid_argument("unknown stage '" + id + "' (known: " + known + ")");
 }
@@ -274,14 +86,7 @@ void detail::unsupported_variant(const char* stage, int variant) {
 // Stage list and validation
 
 const std::vector<StageInfo>& stages() {
-    static const std::vector<StageInfo> list = [] {
-        std::vector<StageInfo> v;
-        for (const StageImpl& impl : stage_impls()) {
-            v.push_back(impl.info);
-        }
-        return v;
-    }();
-    return list;
+    return rows::stage_list();
 }
 
 const StageInfo* find_stage(const std::string& id) {
@@ -294,14 +99,13 @@ const StageInfo* find_stage(const std::string& id) {
 }
 
 void validate_configuration(const std::string& id, std::size_t n, int block_size) {
-    const StageImpl& impl = impl_for(id);
+    const StageInfo& s = row_for(id);
     if (n < 1) {
         throw std::invalid_argument("the number of elements must be at least 1");
     }
-    if (impl.combine == Combine::kCub) {
+    if (s.combine == Combine::kCub) {
         return;  // CUB chooses its own launch configuration
     }
-    const StageInfo& s = impl.info;
     if (!cudatutorial::is_power_of_two_in(block_size, s.min_block, s.max_block)) {
         throw std::invalid_argument(
             "stage " + s.id + " (" + s.name +
@@ -349,7 +153,7 @@ VectorSplit split_for_vectors(std::uintptr_t address, std::size_t n) {
 std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int block, int sm_count,
                               int blocks_per_sm) {
     validate_configuration(stage_id, n, block);
-    const StageImpl& impl = impl_for(stage_id);
+    const StageInfo& impl = row_for(stage_id);
     const std::size_t shared = shared_bytes_of(impl.shared, block);
     std::vector<Pass> passes;
     switch (impl.combine) {
@@ -383,7 +187,7 @@ std::vector<Pass> plan_passes(const std::string& stage_id, std::size_t n, int bl
 }
 
 std::string describe_launches(const std::string& stage_id, const std::vector<Pass>& passes) {
-    switch (impl_for(stage_id).combine) {
+    switch (row_for(stage_id).combine) {
         case Combine::kCub:
             return "cub";
         case Combine::kAtomic:
@@ -394,7 +198,7 @@ std::string describe_launches(const std::string& stage_id, const std::vector<Pas
 }
 
 std::string describe_grid(const std::string& stage_id, const std::vector<Pass>& passes) {
-    if (impl_for(stage_id).combine == Combine::kCub || passes.empty()) {
+    if (row_for(stage_id).combine == Combine::kCub || passes.empty()) {
         return "cub";
     }
     return std::to_string(passes[0].grid);
@@ -458,7 +262,7 @@ std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed) 
 // Reducer
 
 struct Reducer::Impl {
-    const StageImpl* stage = nullptr;
+    const StageInfo* stage = nullptr;
     std::size_t n = 0;
     int block = 0;
     int variant = 0;  ///< stages 10-12: the candidate chosen for this device, n and block
@@ -489,7 +293,7 @@ Reducer::Reducer(const std::string& stage_id, std::size_t n, int block_size,
     : impl_(std::make_unique<Impl>()) {
     validate_configuration(stage_id, n, block_size);
     Impl& r = *impl_;
-    r.stage = &impl_for(stage_id);
+    r.stage = &row_for(stage_id);
     r.n = n;
     r.block = r.stage->combine == Combine::kCub ? 0 : block_size;
     int device = 0;
@@ -582,15 +386,15 @@ void Reducer::poison_first_pass_output(int* d_sum) const {
 }
 
 std::string Reducer::describe_launches() const {
-    return config::describe_launches(impl_->stage->info.id, impl_->passes);
+    return config::describe_launches(impl_->stage->id, impl_->passes);
 }
 
 std::string Reducer::describe_grid() const {
-    return config::describe_grid(impl_->stage->info.id, impl_->passes);
+    return config::describe_grid(impl_->stage->id, impl_->passes);
 }
 
 const StageInfo& Reducer::stage() const {
-    return impl_->stage->info;
+    return *impl_->stage;
 }
 std::size_t Reducer::n() const {
     return impl_->n;

@@ -63,21 +63,47 @@ std::vector<int> make_input(Pattern pattern, std::size_t n, std::uint64_t seed);
 /// Id of the CUB `cub::DeviceReduce::Sum` baseline in Reducer and find_stage().
 inline constexpr const char* kCubStageId = "cub";
 
-/// One entry of the stage list: the executable, the tests and the README use the same list.
-/// Ids "1" ... "9", "5v" (the historical volatile form: an expected failure), "10"..., "cub"
-/// (the baseline).
-struct StageInfo : cudatutorial::StageDescriptor {
-    int min_block = 32;      ///< smallest supported block size (a power of two)
-    int max_block = 1024;    ///< largest supported block size (a power of two)
-    bool by_default = true;  ///< part of `--stage all`
-    /// Runs one of the compiled candidates of stages/vectorized_candidates.hpp, chosen for the
-    /// GPU: the executable runs the tuning pass before its table when a selected stage says so,
-    /// and passes its result to the stage's Reducer.
-    bool uses_tuner = false;
+namespace detail {
+struct KernelArgs;  // stages/reduction_launchers.hpp: what one launch of a stage kernel needs
+}  // namespace detail
+
+/// How a stage turns its first pass into one number.
+enum class Combine {
+    kRepeatPasses,  ///< run the same kernel on the partial sums until one is left
+    kOneBlockPass,  ///< grid-stride kernel: a second launch of one block sums the partials
+    kLastBlock,     ///< single pass, the last block to finish sums the partials
+    kAtomic,        ///< single pass, blocks atomicAdd into the (cleared) output
+    kCub,           ///< CUB decides
 };
 
+/// What shared memory a stage uses per block.
+enum class Shared { kTree, kWarpSums, kNone };
+
+/// What a stage's launches need, each field defaulting to the textbook stages' choice: blocks of
+/// 32 to 1024 threads, one element per thread, the kernel repeated on its partial sums, a
+/// shared-memory tree.
+struct StageNeeds {
+    int min_block = 32;           ///< smallest supported block size (a power of two)
+    int max_block = 1024;         ///< largest supported block size (a power of two)
+    int elements_per_thread = 1;  ///< per thread per block-sized step of the grid (sizes it)
+    Combine combine = Combine::kRepeatPasses;  ///< how the partial sums become one number
+    Shared shared = Shared::kTree;             ///< what shared memory each block uses
+    /// A grid-stride stage: its grid is the SMs x the blocks of this kernel that stay resident
+    /// per SM at this block size (the occupancy calculator); null for the others.
+    int (*blocks_per_sm)(int block) = nullptr;
+    /// Stages 10-12 (with uses_tuner): resident blocks per SM of compiled candidate `variant`
+    /// (stages/vectorized_candidates.hpp); the Reducer runs the candidate chosen for the GPU.
+    int (*variant_blocks_per_sm)(int block, int variant) = nullptr;
+};
+
+/// One row of the stage list, at the end of its stage's file (cudatutorial::StageRow): the
+/// executable, the tests and the lesson use the same list. Ids "1" ... "9", "5v" (the historical
+/// volatile form: an expected failure), "10"..., "cub" (the baseline).
+using StageInfo = cudatutorial::StageRow<StageNeeds, void (*)(const detail::KernelArgs&)>;
+
 /// Every stage, in table order (stages 1-9, the historical 5v after 5, beyond-the-book stages,
-/// then CUB).
+/// then CUB): the rows of stages/stage[0-9]*.cu in file-name order, then CUB's, collected by the
+/// build.
 const std::vector<StageInfo>& stages();
 
 /// The stage with this id, or nullptr.

@@ -3,8 +3,8 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_buffer.hpp"
-#include "nested_reduction.hpp"
 #include "nested_launchers.hpp"
+#include "nested_reduction.hpp"
 
 namespace nested_reduction {
 
@@ -49,17 +49,7 @@ void NestedReducer::run(const int* d_in, int* d_sum, cudaStream_t stream) const 
     buffers.work = impl_->work.data();
     buffers.partials = impl_->partials.data();
     buffers.counters = impl_->counters.data();
-    switch (impl_->version) {
-        case Version::kPerBlockSync:
-            detail::launch_per_block_sync(buffers, stream);
-            break;
-        case Version::kPerBlockTail:
-            detail::launch_per_block_tail(buffers, stream);
-            break;
-        case Version::kPerLevelTail:
-            detail::launch_per_level_tail(buffers, stream);
-            break;
-    }
+    info(impl_->version).launch(buffers, stream);  // the version's first level
     detail::launch_sum_partials(buffers.partials, buffers.chunks, d_sum, stream);
 }
 

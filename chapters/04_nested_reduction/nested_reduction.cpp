@@ -1,4 +1,4 @@
-// Chapter 4, host side without kernels: the version list, the launch-count formulas, input
+// Chapter 4, host side without kernels: the launch-count formulas, input
 // validation, and the pending-launch pool. Everything here except the pool runs without a GPU
 // (the CPU tests check it).
 #include "nested_reduction.hpp"
@@ -10,41 +10,14 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/sizes.hpp"
 #include "cudatutorial/stage.hpp"
+#include "nested_launchers.hpp"
 
 namespace nested_reduction {
 
 namespace ct = cudatutorial;
 
 const std::vector<VersionInfo>& versions() {
-    static const std::vector<VersionInfo> list = {
-        {{"sync", "per_block_sync_fire_and_forget",
-          "each block folds its chunk, __syncthreads(), then thread 0 launches a 1-block child "
-          "fire-and-forget (the barrier makes the whole block's sums visible to the child)"},
-         Version::kPerBlockSync,
-         "gpuRecursiveReduce",
-         "G*(log2 B - 1)",
-         true},
-        {{"nosync", "per_block_no_barrier_tail_launch",
-          "no barrier: thread 0 tail-launches the 1-block child, which runs only after the whole "
-          "parent grid has finished (the grid boundary is the barrier); one tail stream per grid "
-          "runs the G children one after another"},
-         Version::kPerBlockTail,
-         "gpuRecursiveReduceNosync",
-         "G*(log2 B - 1)",
-         true},
-        {{"per_level", "per_level_tail_launch",
-          "every block folds; thread 0 of block 0 tail-launches the next level for all G chunks "
-          "at once (log2 B - 1 launches in all, each after the previous level has finished)"},
-         Version::kPerLevelTail,
-         "gpuRecursiveReduce2",
-         "log2 B - 1",
-         false},
-    };
-    return list;
-}
-
-const VersionInfo* find_version(const std::string& id) {
-    return cudatutorial::find_stage_in(versions(), id);
+    return rows::stage_list();
 }
 
 const VersionInfo& info(Version version) {

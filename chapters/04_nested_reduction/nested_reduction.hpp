@@ -47,18 +47,22 @@ enum class Version {
 /// A version's id is its --version value ("sync", "nosync", "per_level"), its name the row name
 /// (e.g. "per_block_sync_fire_and_forget"), its idea how the next level is launched and why it is
 /// correct.
-struct VersionInfo : cudatutorial::StageDescriptor {
-    Version version;
-    std::string seed_kernel;   ///< the textbook kernel it ports, e.g. "gpuRecursiveReduce"
-    std::string formula;       ///< device launches in symbols, e.g. "G*(log2 B - 1)"
-    bool one_child_per_block;  ///< true: the launch count grows with the number of blocks
+struct VersionNeeds {
+    Version version = Version::kPerBlockSync;
+    std::string seed_kernel;           ///< the textbook kernel it ports, e.g. "gpuRecursiveReduce"
+    std::string formula;               ///< device launches in symbols, e.g. "G*(log2 B - 1)"
+    bool one_child_per_block = false;  ///< true: the launch count grows with the number of blocks
 };
+namespace detail {
+struct RunBuffers;  // nested_launchers.hpp: where one run reads and writes
+}  // namespace detail
+/// Its launcher starts the version's first level (the device launches the rest).
+using VersionInfo =
+    cudatutorial::StageRow<VersionNeeds, void (*)(const detail::RunBuffers&, cudaStream_t)>;
 
-/// Every version, in table order.
+/// Every version, in table order: the row at the end of each stages/v[0-9]*.cu, collected by the
+/// build (cudatutorial::find_stage_in finds one by id or name).
 const std::vector<VersionInfo>& versions();
-
-/// The version with this id or name (as every chapter finds its stages), or nullptr.
-const VersionInfo* find_version(const std::string& id);
 
 /// The entry of versions() for `version`.
 const VersionInfo& info(Version version);

@@ -16,7 +16,6 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
-#include "stages/raw_count_choice.hpp"
 
 namespace histogram {
 
@@ -286,119 +285,8 @@ Comparison compare_histograms(const Histogram& reference, const Histogram& resul
 // ---------------------------------------------------------------------------------------------
 // The stage list
 
-namespace {
-
-/// One row of the stage list, written field by field with each field named (C++17 has no
-/// designated initializers): `stage("3", "privatized_shared").idea(...).launcher(...)`. A field
-/// left out keeps the default: a step of the progression, timed with the options' repetitions,
-/// one launch that needs no tuning pass.
-class StageRow {
-  public:
-    StageRow(std::string id, std::string name) {
-        stage_.id = std::move(id);
-        stage_.name = std::move(name);
-    }
-    /// What changed from the previous stage, in one line (the table and --stage list show it).
-    StageRow& idea(std::string text) {
-        stage_.idea = std::move(text);
-        return *this;
-    }
-    /// The host function in the stage's file that clears the output and launches the kernel.
-    StageRow& launcher(LaunchShape (*launch)(const StageArgs&, cudaStream_t)) {
-        stage_.launch = launch;
-        return *this;
-    }
-    /// One global atomic per byte, 4-200 ms at 2^28: timed with --slow-reps.
-    StageRow& slow() {
-        stage_.slow = true;
-        return *this;
-    }
-    /// Runs the candidate a tuning pass chooses for the GPU and the binning: the executable runs
-    /// the pass before its table (Stage::uses_tuner).
-    StageRow& tuned_candidates() {
-        stage_.uses_tuner = true;
-        return *this;
-    }
-    /// The name of its table row for a binning, where it differs from the stage's name.
-    StageRow& row_name(std::string (*name_for)(const Binning&)) {
-        stage_.row_name = name_for;
-        return *this;
-    }
-    /// Its role in the table (a progression step unless said otherwise).
-    StageRow& role(ct::StageRole role) {
-        stage_.role = role;
-        return *this;
-    }
-    operator Stage() const { return stage_; }  // NOLINT(google-explicit-constructor)
-
-  private:
-    Stage stage_;
-};
-
-StageRow stage(std::string id, std::string name) {
-    return StageRow(std::move(id), std::move(name));
-}
-
-}  // namespace
-
 const std::vector<Stage>& stages() {
-    static const std::vector<Stage> list = {
-        stage("1", "block_partitioned_global_atomics")
-            .idea("each thread counts its own contiguous section with atomicAdd on the global "
-                  "histogram")
-            .launcher(launch_block_partitioned)
-            .slow(),
-        stage("2", "interleaved_global_atomics")
-            .idea("grid-stride: a warp reads 32 adjacent bytes per step (coalesced); still global "
-                  "atomics")
-            .launcher(launch_interleaved)
-            .slow(),
-        stage("race", "race_demo_plain_increment")
-            .idea("stage 2 with histo[bin]++ instead of atomicAdd: read-modify-write races lose "
-                  "counts")
-            .launcher(launch_race_plain_increment)
-            .slow()
-            .role(ct::StageRole::kExpectedFailure),
-        stage("3", "privatized_shared")
-            .idea("one histogram per block in shared memory (fast atomics), merged with one atomic "
-                  "per bin")
-            .launcher(launch_privatized_shared),
-        stage("4", "privatized_aggregated")
-            .idea("stage 3, but a thread adds a run of equal bins with one atomic instead of one "
-                  "per byte")
-            .launcher(launch_privatized_aggregated),
-        stage("5", "vectorized_private")
-            .idea("stage 3 with 16-byte loads: a thread reads 16 bytes per load, 16x fewer load "
-                  "requests")
-            .launcher(launch_vectorized_private),
-        stage("6", "lane_replicated")
-            .idea("stage 5 with 32 sub-histograms, copy = lane, laid out so every lane hits its "
-                  "own bank")
-            .launcher(launch_lane_replicated),
-        stage("7", "coarsened_x4")
-            .idea("stage 6 with four independent 16-byte loads in flight per thread (thread "
-                  "coarsening)")
-            .launcher(launch_coarsened),
-        stage("8", "raw_byte_counts")
-            .idea("stage 7 counting the 256 raw byte values; the binning is applied once, at the "
-                  "merge")
-            .launcher(launch_raw_byte_counts)
-            .tuned_candidates(),
-        stage("cub", "cub_device_histogram")
-            .idea("CUB DeviceHistogram (HistogramEven; HistogramRange when the last letter bin is "
-                  "narrower)")
-            .launcher(launch_cub_histogram)
-            .row_name(cub_call_name)
-            .role(ct::StageRole::kBaseline),
-    };
-    return list;
-}
-
-// Stage 8 as the list runs it: the choice of candidate is made here, so that the stage file
-// holds the kernels and their launch, and nothing from measuring/.
-LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
-    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_variant_for(args),
-                                                    stream);
+    return rows::stage_list();
 }
 
 const Stage* find_stage(const std::string& id_or_name) {
@@ -418,10 +306,10 @@ std::string LaunchShape::describe() const {
                                 : std::to_string(grid) + " x " + std::to_string(block);
 }
 
-ct::StageDescriptor Stage::descriptor_for(const Binning& binning) const {
-    ct::StageDescriptor descriptor = *this;
-    if (row_name != nullptr) {
-        descriptor.name = row_name(binning);
+ct::StageDescriptor descriptor_for(const Stage& stage, const Binning& binning) {
+    ct::StageDescriptor descriptor = stage;
+    if (stage.row_name != nullptr) {
+        descriptor.name = stage.row_name(binning);
     }
     return descriptor;
 }

@@ -405,7 +405,7 @@ int run_stages(const Options& options) {
     table.set_baseline("cub", "CUB");
     for (const hg::Stage* stage : selected) {
         hg::LaunchShape shape;
-        table.run(stage->descriptor_for(binning),
+        table.run(hg::descriptor_for(*stage, binning),
                   byte_stage_hooks(*stage, args, reference, d_histogram, options.slow_reps, shape));
     }
 

@@ -136,107 +136,56 @@ std::string always_supported(const WideArgs&) {
     return {};
 }
 
-/// One row of the kernel list, written field by field with each field named (C++17 has no
-/// designated initializers): `wide_kernel("cluster4", "wide_cluster_exchange_x4").idea(...)`. A
-/// field left out keeps the default: no cluster, timed with the options' repetitions, a
-/// progression step that can run every bin count on every GPU.
-class WideKernelRow {
-  public:
-    WideKernelRow(std::string id, std::string name) {
-        kernel_.id = std::move(id);
-        kernel_.name = std::move(name);
-        kernel_.unsupported = always_supported;
-    }
-    /// What the kernel does, in one line (the table and --stage list show it).
-    WideKernelRow& idea(std::string text) {
-        kernel_.idea = std::move(text);
-        return *this;
-    }
-    /// The host function that clears the output and launches the kernel.
-    WideKernelRow& launcher(WideShape (*launch)(const WideArgs&, cudaStream_t)) {
-        kernel_.launch = launch;
-        return *this;
-    }
-    /// Why the kernel cannot run some arguments on this GPU ("" when it can), for a kernel that
-    /// needs more shared memory than a block may have, or thread-block clusters.
-    WideKernelRow& unsupported(std::string (*why_not)(const WideArgs&)) {
-        kernel_.unsupported = why_not;
-        return *this;
-    }
-    /// Blocks per thread-block cluster (the table's "cluster" column).
-    WideKernelRow& cluster(int blocks) {
-        kernel_.cluster = blocks;
-        return *this;
-    }
-    /// Global atomics: timed with --slow-reps.
-    WideKernelRow& slow() {
-        kernel_.slow = true;
-        return *this;
-    }
-    /// Its role in the table (a progression step unless said otherwise).
-    WideKernelRow& role(ct::StageRole role) {
-        kernel_.role = role;
-        return *this;
-    }
-    operator WideKernel() const { return kernel_; }  // NOLINT(google-explicit-constructor)
-
-  private:
-    WideKernel kernel_;
-};
-
-WideKernelRow wide_kernel(std::string id, std::string name) {
-    return WideKernelRow(std::move(id), std::move(name));
-}
-
 }  // namespace
 
 const std::vector<WideKernel>& wide_kernels() {
     static const std::vector<WideKernel> list = {
-        wide_kernel("global", "wide_global_atomics")
-            .idea("every value one atomicAdd on the global histogram (executed in L2)")
-            .launcher(launch_wide_global_atomics)
-            .slow(),
-        wide_kernel("private", "wide_privatized_shared")
-            .idea("stage 3's idea: all bins in each block's shared memory, merged once; only "
-                  "while they fit")
-            .launcher(launch_wide_privatized_shared)
-            .unsupported(wide_privatized_unsupported),
-        wide_kernel("dsmem_atomics", "wide_cluster_remote_atomics_x2")
-            .idea("one histogram per cluster of 2 blocks, half the bins each; every value an "
-                  "atomicAdd through DSMEM (map_shared_rank)")
-            .launcher(launch_remote_atomics)
-            .unsupported(remote_atomics_unsupported)
-            .cluster(2),
-        wide_kernel("cluster1", "wide_cluster_exchange_x1")
-            .idea("the exchange kernel with clusters of one block: privatization plus staging")
-            .launcher(launch_cluster<1>)
-            .unsupported(cluster_unsupported<1>)
-            .cluster(1),
-        wide_kernel("cluster2", "wide_cluster_exchange_x2")
-            .idea("clusters of 2 blocks, each owning every 2nd bin; blocks stage input, read each "
-                  "other's over DSMEM, count their own bins locally")
-            .launcher(launch_cluster<2>)
-            .unsupported(cluster_unsupported<2>)
-            .cluster(2),
-        wide_kernel("cluster4", "wide_cluster_exchange_x4")
-            .idea("the same with 4 blocks per cluster")
-            .launcher(launch_cluster<4>)
-            .unsupported(cluster_unsupported<4>)
-            .cluster(4),
-        wide_kernel("cluster8", "wide_cluster_exchange_x8")
-            .idea("the same with 8 blocks, the largest portable cluster size")
-            .launcher(launch_cluster<8>)
-            .unsupported(cluster_unsupported<8>)
-            .cluster(8),
-        wide_kernel("cluster16", "wide_cluster_exchange_x16")
-            .idea("the same with 16 blocks (non-portable: opted in per kernel)")
-            .launcher(launch_cluster<16>)
-            .unsupported(cluster_unsupported<16>)
-            .cluster(16),
-        wide_kernel("cub", "cub_histogram_even")
-            .idea("CUB DeviceHistogram::HistogramEven over 16-bit samples")
-            .launcher(launch_wide_cub)
-            .role(ct::StageRole::kBaseline),
+        WideKernel("global", "wide_global_atomics",
+                   "every value one atomicAdd on the global histogram (executed in L2)")
+            .with_launcher(launch_wide_global_atomics)
+            .with(&WideNeeds::unsupported, always_supported)
+            .with(&WideNeeds::slow, true),
+        WideKernel("private", "wide_privatized_shared",
+                   "stage 3's idea: all bins in each block's shared memory, merged once; only "
+                   "while they fit")
+            .with_launcher(launch_wide_privatized_shared)
+            .with(&WideNeeds::unsupported, wide_privatized_unsupported),
+        WideKernel("dsmem_atomics", "wide_cluster_remote_atomics_x2",
+                   "one histogram per cluster of 2 blocks, half the bins each; every value an "
+                   "atomicAdd through DSMEM (map_shared_rank)")
+            .with_launcher(launch_remote_atomics)
+            .with(&WideNeeds::unsupported, remote_atomics_unsupported)
+            .with(&WideNeeds::cluster, 2),
+        WideKernel("cluster1", "wide_cluster_exchange_x1",
+                   "the exchange kernel with clusters of one block: privatization plus staging")
+            .with_launcher(launch_cluster<1>)
+            .with(&WideNeeds::unsupported, cluster_unsupported<1>)
+            .with(&WideNeeds::cluster, 1),
+        WideKernel("cluster2", "wide_cluster_exchange_x2",
+                   "clusters of 2 blocks, each owning every 2nd bin; blocks stage input, read each "
+                   "other's over DSMEM, count their own bins locally")
+            .with_launcher(launch_cluster<2>)
+            .with(&WideNeeds::unsupported, cluster_unsupported<2>)
+            .with(&WideNeeds::cluster, 2),
+        WideKernel("cluster4", "wide_cluster_exchange_x4", "the same with 4 blocks per cluster")
+            .with_launcher(launch_cluster<4>)
+            .with(&WideNeeds::unsupported, cluster_unsupported<4>)
+            .with(&WideNeeds::cluster, 4),
+        WideKernel("cluster8", "wide_cluster_exchange_x8",
+                   "the same with 8 blocks, the largest portable cluster size")
+            .with_launcher(launch_cluster<8>)
+            .with(&WideNeeds::unsupported, cluster_unsupported<8>)
+            .with(&WideNeeds::cluster, 8),
+        WideKernel("cluster16", "wide_cluster_exchange_x16",
+                   "the same with 16 blocks (non-portable: opted in per kernel)")
+            .with_launcher(launch_cluster<16>)
+            .with(&WideNeeds::unsupported, cluster_unsupported<16>)
+            .with(&WideNeeds::cluster, 16),
+        WideKernel("cub", "cub_histogram_even",
+                   "CUB DeviceHistogram::HistogramEven over 16-bit samples")
+            .with_launcher(launch_wide_cub)
+            .with(&WideNeeds::unsupported, always_supported)
+            .with_role(ct::StageRole::kBaseline),
     };
     return list;
 }

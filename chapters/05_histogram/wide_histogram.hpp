@@ -97,15 +97,16 @@ struct WideShape {
 
 /// One row of the wide section's table.
 /// Ids "global", "private", "dsmem_atomics", "cluster1".."cluster16", and "cub" (the baseline).
-struct WideKernel : cudatutorial::StageDescriptor {
+struct WideNeeds {
     int cluster = 0;    ///< cluster size; 0 for the kernels without clusters
     bool slow = false;  ///< global atomics: timed with --slow-reps
     /// Why this kernel cannot run `args` on the current device ("" when it can): shared memory
     /// that does not fit, no clusters below sm_90, no cluster of that size resident. Host only.
     std::string (*unsupported)(const WideArgs& args) = nullptr;
-    /// Clears the output and computes the histogram on `stream` (asynchronous).
-    WideShape (*launch)(const WideArgs& args, cudaStream_t stream) = nullptr;
 };
+/// Its launcher clears the output and computes the histogram on `stream` (asynchronous).
+using WideKernel =
+    cudatutorial::StageRow<WideNeeds, WideShape (*)(const WideArgs& args, cudaStream_t stream)>;
 
 /// Every wide kernel in table order: global, private, dsmem_atomics, cluster1, 2, 4, 8, 16,
 /// cub.

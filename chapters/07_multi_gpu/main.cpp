@@ -33,12 +33,13 @@ const ct::SectionTable<SectionContext>& section_table() {
                                 "one call at a time: stage 5 launched, stage 10 resident, NCCL "
                                 "launched (small sizes unless --sizes); also with --ranks",
                                 roundtrip_section),
-        section<SectionContext>("network",
-                                "NCCL's all-reduce in one process per GPU over NVLink, then "
-                                "through its network transport (sockets on loopback), as between "
-                                "two machines (--ranks G, default 2)",
-                                network_section, true,
-                                "it runs one process per GPU, twice (NVLink, then sockets)"),
+        ct::run_alone(section<SectionContext>(
+                          "network",
+                          "NCCL's all-reduce in one process per GPU over NVLink, then through "
+                          "its network transport (sockets on loopback), as between two machines "
+                          "(--ranks G, default 2)",
+                          network_section),
+                      "it runs one process per GPU, twice (NVLink, then sockets)"),
     });
     return table;
 }

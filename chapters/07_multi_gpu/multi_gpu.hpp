@@ -297,9 +297,9 @@ class TeamAllReducer {
 
 /// Makes a TeamAllReducer: `send[local]`/`recv[local]` are this process's buffers of n floats,
 /// one per local GPU of `team`, each a whole cudaMalloc allocation. Collective over the ranks.
-using MakeTeamAllReducer = std::unique_ptr<TeamAllReducer> (*)(
-    PeerTeam& team, const std::vector<const float*>& send, const std::vector<float*>& recv,
-    std::size_t n);
+using MakeTeamAllReducer =
+    std::unique_ptr<TeamAllReducer> (*)(PeerTeam& team, const std::vector<const float*>& send,
+                                        const std::vector<float*>& recv, std::size_t n);
 
 /// An all-reduce as a caller that waits for each result sees it: call() hands the request to the
 /// GPUs and returns once the result is in every local GPU's output and usable by the host. For a
@@ -318,20 +318,17 @@ class RoundTripAllReducer {
 };
 
 /// Makes a RoundTripAllReducer over buffers of n floats, as MakeTeamAllReducer. Collective.
-using MakeRoundTripAllReducer = std::unique_ptr<RoundTripAllReducer> (*)(
-    PeerTeam& team, const std::vector<const float*>& send, const std::vector<float*>& recv,
-    std::size_t n);
+using MakeRoundTripAllReducer =
+    std::unique_ptr<RoundTripAllReducer> (*)(PeerTeam& team, const std::vector<const float*>& send,
+                                             const std::vector<float*>& recv, std::size_t n);
 
 /// Whether a stage is a step of the progression or the library it is measured against.
 using Role = cudatutorial::StageRole;
 
 /// One all-reduce stage: one row of the table per message size.
-struct AllReduceStage : cudatutorial::StageDescriptor {
+struct AllReduceNeeds {
     bool needs_peer_access = false;  ///< true: skipped (with a note) where a pair lacks it
-    /// Stages 1-3 in one process: the workspace (staging buffers, events) for n floats over
-    /// the GPUs of a set, ordered with CUDA events.
-    std::unique_ptr<AllReducer> (*make)(const GpuSet& gpus, std::size_t n) = nullptr;
-    /// Made on a team, so that it runs in one process per GPU (and, without `make`, in one
+    /// Made on a team, so that it runs in one process per GPU (and, without `launch`, in one
     /// process too): stages 2-9 and NCCL. Stage 1 has none: gathering on GPU 0 is a
     /// one-process design.
     MakeTeamAllReducer make_team = nullptr;
@@ -341,9 +338,15 @@ struct AllReduceStage : cudatutorial::StageDescriptor {
     const char* why_max_bytes = "";
     /// Stage 10: a kernel that stays resident and takes its calls from a doorbell. It has no
     /// launch per call for CUDA events to bracket, so it runs only in the round-trip section,
-    /// timed on the host; `make` and `make_team` are null.
+    /// timed on the host; `launch` and `make_team` are null.
     MakeRoundTripAllReducer make_resident = nullptr;
 };
+/// Its `launch` makes the stage's AllReducer in one process, for n floats over the GPUs of a set
+/// (stages 1-3: the workspace, staging buffers and events, ordered with CUDA events); null for a
+/// stage made only on a team.
+using AllReduceStage =
+    cudatutorial::StageRow<AllReduceNeeds,
+                           std::unique_ptr<AllReducer> (*)(const GpuSet& gpus, std::size_t n)>;
 
 /// Stages 4 and 5 (one-shot) run up to this size: every GPU receives all G - 1 inputs whole and
 /// keeps two or three staging copies of each, so past a few MiB it only costs memory and link
@@ -380,7 +383,8 @@ std::unique_ptr<TeamAllReducer> make_ring_peer_kernel_team(PeerTeam& team,
 /// (allreduce/stage4_one_shot.cpp).
 std::unique_ptr<TeamAllReducer> make_one_shot(PeerTeam& team, const std::vector<const float*>& send,
                                               const std::vector<float*>& recv, std::size_t n);
-/// Stage 5: one-shot with the data as the signal, no flags (allreduce/stage5_one_shot_sentinel.cpp).
+/// Stage 5: one-shot with the data as the signal, no flags
+/// (allreduce/stage5_one_shot_sentinel.cpp).
 std::unique_ptr<TeamAllReducer> make_one_shot_sentinel(PeerTeam& team,
                                                        const std::vector<const float*>& send,
                                                        const std::vector<float*>& recv,
@@ -402,8 +406,7 @@ std::unique_ptr<TeamAllReducer> make_size_rule_graph(PeerTeam& team,
 /// previous call (allreduce/stage9_size_rule_pdl.cpp).
 std::unique_ptr<TeamAllReducer> make_size_rule_pdl(PeerTeam& team,
                                                    const std::vector<const float*>& send,
-                                                   const std::vector<float*>& recv,
-                                                   std::size_t n);
+                                                   const std::vector<float*>& recv, std::size_t n);
 /// Stage 10 runs up to this size: its kernel holds its blocks, and the SMs they sit on, for as
 /// long as it lives; past a few hundred KiB the launch it saves is a small part of the call.
 inline constexpr std::uint64_t kPersistentMaxBytes = std::uint64_t{256} << 10;

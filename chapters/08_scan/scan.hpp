@@ -97,26 +97,27 @@ enum class Method {
     kCopy,               ///< not a scan: cudaMemcpyAsync of the input, the bandwidth ceiling
 };
 
-/// One entry of the stage list: the executable, the tests and the lesson use the same list.
-struct StageInfo : cudatutorial::StageDescriptor {
-    Method method = Method::kScanThenPropagate;
-    int min_block = 32;        ///< smallest supported block size (a power of two)
-    int max_block = 1024;      ///< largest supported block size (a power of two)
+/// What a stage's launches need, each field defaulting to stages 1-4's choice: the
+/// scan-then-propagate frame, blocks of 32 to 1024 threads, 2 values per thread.
+struct StageNeeds {
+    Method method = Method::kScanThenPropagate;  ///< how it covers an input of any length
+    int min_block = 32;                          ///< smallest supported block size (a power of two)
+    int max_block = 1024;                        ///< largest supported block size (a power of two)
     int items_per_thread = 2;  ///< tile = block x items_per_thread values (0: CUB, copy)
     /// When set, the items per thread at each block size (stage 7's tuned shape), instead of
     /// items_per_thread.
     int (*items_per_thread_at)(int block) = nullptr;
-    /// Runs the candidate of stages/lookback_candidates.hpp that a tuning pass chose (stage 7;
-    /// measuring/adaptive_lookback.hpp), handed to its Scanner.
-    bool uses_tuner = false;
-    bool by_default = true;  ///< part of `--stage all`
-    std::string source;      ///< the file that holds its kernel, relative to the chapter
-    /// The stage's launcher (stages/scan_launchers.hpp); null for CUB and the copy, which the
-    /// Scanner calls itself.
-    void (*launch)(const detail::LaunchArgs&) = nullptr;
 };
 
-/// Every stage, in table order: 1-5, 6, 6x (the labelled wrong stage), 7, CUB, the copy.
+/// One row of the stage list, at the end of its stage's file (cudatutorial::StageRow): the
+/// executable, the tests and the lesson use the same list. Its launcher is the stage file's
+/// (stages/scan_launchers.hpp's LaunchArgs); null for CUB, which the Scanner calls itself. A
+/// stage with uses_tuner runs the candidate of stages/lookback_candidates.hpp that a tuning pass
+/// chose (stage 7; measuring/adaptive_lookback.hpp), handed to its Scanner.
+using StageInfo = cudatutorial::StageRow<StageNeeds, void (*)(const detail::LaunchArgs&)>;
+
+/// Every stage, in table order: 1-5, 6, 6x (the labelled wrong stage), 7, CUB, the copy; the rows
+/// of stages/stage[0-9]*.cu in file-name order, then the baselines', collected by the build.
 const std::vector<StageInfo>& stages();
 
 /// The stage with this id, or nullptr.

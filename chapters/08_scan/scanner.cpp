@@ -14,6 +14,14 @@
 #include "stages/scan_launchers.hpp"
 
 namespace scan {
+
+const std::vector<StageInfo>& stages() {
+    return rows::stage_list();
+}
+
+const StageInfo* find_stage(const std::string& id) {
+    return cudatutorial::find_stage_in(stages(), id);
+}
 namespace {
 
 const StageInfo& stage_or_throw(const std::string& id) {
@@ -235,8 +243,7 @@ void Scanner::run(const Value* d_in, Value* d_out, cudaStream_t stream) const {
     args.level_totals = s.level_pointers.data();
     switch (s.stage->method) {
         case Method::kCopy:
-            CT_CHECK(cudaMemcpyAsync(d_out, d_in, s.n * sizeof(Value), cudaMemcpyDeviceToDevice,
-                                     stream));
+            s.stage->launch(args);  // stages/device_copy.cpp
             return;
         case Method::kCub:
             detail::launch_cub_scan(s.cub_temp.data(), s.cub_temp.size(), args);

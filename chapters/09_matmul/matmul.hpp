@@ -136,12 +136,8 @@ inline Operands operands_of(Precision precision) {
     return precision == Precision::kBf16 ? Operands::kBf16 : Operands::kFp32;
 }
 
-/// One entry of the stage list: the executable, the tests and the lesson use the same list.
-struct StageInfo : cudatutorial::StageDescriptor {
-    std::string source;  ///< the file that holds its kernel, relative to the chapter
-    /// The stage's launcher (stages/matmul_launchers.hpp); null for the cuBLAS rows, which the
-    /// Multiplier calls itself.
-    void (*launch)(const detail::LaunchArgs&) = nullptr;
+/// What a stage's row says beyond its FP32 launcher.
+struct StageNeeds {
     /// The launcher of a BF16 stage (precision kBf16); null for the others and cuBLAS.
     void (*launch_bf16)(const detail::Bf16LaunchArgs&) = nullptr;
     /// The compute capability its kernel needs (8.0 for the tensor-core stages' BF16 MMA); the
@@ -153,13 +149,15 @@ struct StageInfo : cudatutorial::StageDescriptor {
     /// 14: its resident clusters and tile waves); null for the others.
     std::string (*schedule)(int m, int n) = nullptr;
     Precision precision = Precision::kFp32;
-    bool by_default = true;  ///< part of `--stage all`
     /// Stages 1 and 2 are slow enough (1% and 9% of the peak) that the bench's big sizes would
     /// spend most of their time on them: timed with fewer repetitions.
     bool slow = false;
-    /// Runs the candidate shape a tuning pass chose (stage 8), handed to its Multiplier.
-    bool uses_tuner = false;
 };
+
+/// One entry of the stage list (cudatutorial::StageRow): the executable, the tests and the
+/// lesson use the same list. Its launcher is an FP32 stage's (stages/matmul_launchers.hpp); null
+/// for a BF16 stage (launch_bf16) and for the cuBLAS rows, which the Multiplier calls itself.
+using StageInfo = cudatutorial::StageRow<StageNeeds, void (*)(const detail::LaunchArgs&)>;
 
 /// Stage 8's candidate shapes (stages/stage8_tuned_warp_tiling.cu): how many, and each one's
 /// name ("128x128 tile, 64x32 warps, next tile ahead"). Candidate 0 is stage 7's shape.

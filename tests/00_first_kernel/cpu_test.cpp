@@ -150,7 +150,7 @@ TEST(FirstKernelManaged, RowsComeInTwoGroupsEachWithItsCudaMallocBaseline) {
     for (const auto& row : rows) {
         ids.push_back(std::string(row.timed) + "/" + row.id);
         EXPECT_NE(row.reset, nullptr) << row.id;
-        EXPECT_NE(row.work, nullptr) << row.id;
+        EXPECT_NE(row.launch, nullptr) << row.id;
         EXPECT_NE(row.verify, nullptr) << row.id;
         // Only the cudaMalloc rows run without pages that migrate on demand.
         EXPECT_EQ(row.needs_concurrent_access, row.id != "device") << row.id;

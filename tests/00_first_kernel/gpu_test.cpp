@@ -233,7 +233,7 @@ TEST(FirstKernelGpu, ManagedRowsAreExactAtEverySize) {
                              ", n = " + std::to_string(n) + ", block " + std::to_string(block));
                 row.reset(data, nullptr);
                 CT_CHECK(cudaDeviceSynchronize());
-                row.work(data, block, nullptr);
+                row.launch(data, block, nullptr);
                 CT_CHECK(cudaDeviceSynchronize());
                 const ct::Verification check = row.verify(data);
                 EXPECT_TRUE(check.passed) << check.detail;
@@ -268,7 +268,7 @@ TEST(FirstKernelGpu, ManagedRowsFromTheHostTimeEverySampleAndStayCorrect) {
             ++setups;
             row.reset(data, stream);
         };
-        hooks.launch = [&](cudaStream_t stream) { row.work(data, 256, stream); };
+        hooks.launch = [&](cudaStream_t stream) { row.launch(data, 256, stream); };
         hooks.verify = [&] { return row.verify(data); };
         const ct::ResultRow measured = ct::time_stage(row, hooks, config);
         EXPECT_TRUE(measured.passed) << measured.detail;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reduction.hpp"
+#include "stage_rows.hpp"
 
 namespace cfg = reduction::config;
 
@@ -167,11 +168,18 @@ TEST(ReductionLaunchConfig, StageList) {
     EXPECT_FALSE(reduction::find_stage("5v")->by_default);
     EXPECT_EQ(reduction::find_stage("cub")->role, cudatutorial::StageRole::kBaseline);
     EXPECT_EQ(reduction::find_stage("5v")->role, cudatutorial::StageRole::kExpectedFailure);
-    // What main() asks a stage instead of comparing ids: stages 10-12 use the tuning pass.
+    // What main() asks a stage instead of comparing ids: a stage that runs a tuned candidate
+    // says so, and says how its candidates occupy an SM.
     for (const auto& s : reduction::stages()) {
-        const bool adaptive = s.id == "10" || s.id == "11" || s.id == "12";
-        EXPECT_EQ(s.uses_tuner, adaptive) << s.id;
+        EXPECT_EQ(s.uses_tuner, s.variant_blocks_per_sm != nullptr) << s.id;
+        EXPECT_EQ(s.launch == nullptr, s.combine == reduction::Combine::kCub) << s.id;
     }
+    EXPECT_TRUE(reduction::find_stage("10")->uses_tuner);
+}
+
+TEST(ReductionLaunchConfig, TheStageListIsTheRowsOfTheStageFiles) {
+    cudatutorial::testing::expect_rows_from_stage_files(reduction::stages(), "03_reduction");
+    EXPECT_EQ(reduction::stages().back().id, reduction::kCubStageId);  // the baseline last
 }
 
 TEST(ReductionLaunchConfig, EachStageDescribesItsLaunches) {

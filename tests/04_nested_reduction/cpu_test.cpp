@@ -5,6 +5,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "nested_reduction.hpp"
+#include "stage_rows.hpp"
 
 namespace nr = nested_reduction;
 namespace ct = cudatutorial;
@@ -58,14 +59,15 @@ TEST(NestedReductionCpu, ValidationRejectsWhatNoVersionSupports) {
 }
 
 TEST(NestedReductionCpu, VersionListIsConsistent) {
-    ASSERT_EQ(nr::versions().size(), 3u);
+    cudatutorial::testing::expect_rows_from_stage_files(nr::versions(), "04_nested_reduction", "v");
     for (const auto& entry : nr::versions()) {
-        EXPECT_EQ(nr::find_version(entry.id), &entry);
-        EXPECT_EQ(nr::find_version(entry.name), &entry);
+        EXPECT_EQ(ct::find_stage_in(nr::versions(), entry.id), &entry);
+        EXPECT_EQ(ct::find_stage_in(nr::versions(), entry.name), &entry);
         EXPECT_EQ(&nr::info(entry.version), &entry);
         EXPECT_FALSE(entry.seed_kernel.empty());
+        EXPECT_NE(entry.launch, nullptr) << entry.id;
     }
-    EXPECT_EQ(nr::find_version("overflow_demo"), nullptr);
+    EXPECT_EQ(ct::find_stage_in(nr::versions(), "overflow_demo"), nullptr);
 }
 
 TEST(NestedReductionCpu, DescribesFailedDeviceLaunches) {

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "flag_protocol.hpp"
 #include "allreduce_table.hpp"
+#include "flag_protocol.hpp"
 #include "multi_gpu.hpp"
 #include "peer_allreduce.hpp"
 
@@ -191,10 +191,10 @@ TEST(StageList, ProgressionThenBaselineWithUniqueIds) {
         EXPECT_FALSE(s.idea.empty());
         // Some way to make it: in one process (events), on a team (both modes), or both; or
         // resident (stage 10, the round-trip section only), and then nothing else.
-        EXPECT_TRUE(s.make != nullptr || s.make_team != nullptr || s.make_resident != nullptr)
+        EXPECT_TRUE(s.launch != nullptr || s.make_team != nullptr || s.make_resident != nullptr)
             << s.id;
         if (s.make_resident != nullptr) {
-            EXPECT_TRUE(s.make == nullptr && s.make_team == nullptr) << s.id;
+            EXPECT_TRUE(s.launch == nullptr && s.make_team == nullptr) << s.id;
             EXPECT_FALSE(mg::round_trip_only_note(s).empty()) << s.id;
         } else {
             EXPECT_TRUE(mg::round_trip_only_note(s).empty()) << s.id;
@@ -211,7 +211,7 @@ TEST(StageList, ProgressionThenBaselineWithUniqueIds) {
 TEST(FlagProtocol, ACallIsReachedByItsOwnNumberAndLaterOnesOnly) {
     EXPECT_FALSE(mg::flag_reached(0, 1));  // a zeroed flag: call 1 has not arrived
     EXPECT_TRUE(mg::flag_reached(1, 1));
-    EXPECT_TRUE(mg::flag_reached(2, 1));   // a peer one call ahead has passed this call too
+    EXPECT_TRUE(mg::flag_reached(2, 1));  // a peer one call ahead has passed this call too
     EXPECT_FALSE(mg::flag_reached(1, 2));
 }
 
@@ -248,7 +248,8 @@ TEST(FlagProtocol, EveryFlagHasItsOwnWord) {
 TEST(PeerWorkspace, StagingIsAlignedAndOnlyOneShotHasIt) {
     for (int ranks : {1, 2, 3, 8}) {
         for (std::size_t capacity : {std::size_t{1}, std::size_t{1025}, std::size_t{1} << 20}) {
-            const auto one = mg::peer_workspace_layout(mg::PeerAlgorithm::kOneShot, ranks, capacity);
+            const auto one =
+                mg::peer_workspace_layout(mg::PeerAlgorithm::kOneShot, ranks, capacity);
             EXPECT_EQ(one.staging_offset % 16, 0u);
             EXPECT_GE(one.capacity, capacity);
             EXPECT_EQ(one.capacity % 4, 0u);  // every slot starts on a float4
@@ -259,7 +260,8 @@ TEST(PeerWorkspace, StagingIsAlignedAndOnlyOneShotHasIt) {
                 mg::peer_workspace_layout(mg::PeerAlgorithm::kOneShotSentinel, ranks, capacity);
             EXPECT_EQ(sentinel.bytes,
                       sentinel.staging_offset + 3 * ranks * sentinel.capacity * sizeof(float));
-            const auto two = mg::peer_workspace_layout(mg::PeerAlgorithm::kTwoShot, ranks, capacity);
+            const auto two =
+                mg::peer_workspace_layout(mg::PeerAlgorithm::kTwoShot, ranks, capacity);
             EXPECT_EQ(two.capacity, 0u);
             EXPECT_EQ(two.bytes, two.staging_offset);
         }
@@ -270,8 +272,8 @@ TEST(PeerLaunch, SameShapeOnEveryRankNeverMoreBlocksThanFit) {
     for (auto algorithm : {mg::PeerAlgorithm::kOneShot, mg::PeerAlgorithm::kOneShotSentinel,
                            mg::PeerAlgorithm::kTwoShot}) {
         for (int ranks : {1, 2, 4, 8}) {
-            for (std::size_t n : {std::size_t{1}, std::size_t{1025}, std::size_t{262145},
-                                  std::size_t{1} << 28}) {
+            for (std::size_t n :
+                 {std::size_t{1}, std::size_t{1025}, std::size_t{262145}, std::size_t{1} << 28}) {
                 const auto shape = mg::peer_launch_shape(algorithm, n, ranks, 264, 512);
                 EXPECT_GE(shape.blocks, 1u);
                 EXPECT_LE(shape.blocks, 264u);

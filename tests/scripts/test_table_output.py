@@ -32,6 +32,26 @@ OWN_TIMING = re.compile(
     r"(?<![\w.>])(?:(?:ct|cudatutorial)::)?"
     r"(?:measure|measure_round_trip|measure_after_setup|make_row)\s*\(")
 
+# A timed row built by hand: a ResultRow's `timed` set to anything but false (a row that could
+# not run says so through TableRun::could_not_run or skip). Every timed row comes from
+# time_stage(), or, for a stage measured where time_stage() cannot reach (another process),
+# from reported_row() (benchmark.hpp).
+OWN_TIMED_ROW = re.compile(r"\.timed\s*=(?!=)(?!\s*false\b)")
+
+# Files allowed to build timed rows by hand, each with its reason. Chapter 0's lesson on timing
+# methods times one kernel five ways, each with its own clock (that is what it teaches); the
+# others are chapter 6's reports, which build their rows from measurements of their own until
+# their scenarios are timed through the stage protocol (an entry that no longer builds one must
+# leave: test_the_timed_row_exceptions_are_still_needed).
+OWN_TIMED_ROW_ALLOWED = {
+    "chapters/00_first_kernel/main.cpp": "the lesson on timing methods: five clocks, one kernel",
+    "chapters/06_streams/copy_bandwidth.cpp": "not yet on the stage protocol",
+    "chapters/06_streams/measuring/launch_overhead.cpp": "not yet on the stage protocol",
+    "chapters/06_streams/measuring/pipeline_report.cpp": "not yet on the stage protocol",
+    "chapters/06_streams/measuring/round_trip.cpp": "not yet on the stage protocol",
+    "chapters/06_streams/measuring/streams_report.cpp": "not yet on the stage protocol",
+}
+
 # Chapters allowed to make their tables and call finish_table themselves: none. A chapter added
 # here while it is being converted must leave again (test_the_exceptions_are_still_needed).
 NOT_YET_ON_TABLE_RUN = ()
@@ -85,6 +105,26 @@ class TableOutputTest(unittest.TestCase):
         self.assertEqual(
             found, [], "time the row with ct::TableRun::run, or ct::time_stage with StageHooks "
             "(benchmark.hpp), instead:\n" + "\n".join(found))
+
+    def test_chapters_build_no_timed_row_by_hand(self):
+        found = [line for line in matching_lines(ROOT, OWN_TIMED_ROW)
+                 if line.split(":")[0] not in OWN_TIMED_ROW_ALLOWED]
+        self.assertEqual(
+            found, [], "make the row with ct::time_stage or TableRun::run, or, for a stage "
+            "measured in another process, ct::reported_row (benchmark.hpp):\n" + "\n".join(found))
+
+    def test_the_timed_row_exceptions_are_still_needed(self):
+        found = {line.split(":")[0] for line in matching_lines(ROOT, OWN_TIMED_ROW)}
+        for path in OWN_TIMED_ROW_ALLOWED:
+            self.assertIn(path, found, path + " builds no timed row by hand now: remove it from "
+                          "OWN_TIMED_ROW_ALLOWED")
+
+    def test_the_timed_row_pattern_finds_each_assignment(self):
+        for line in ("row.timed = true;", "r.row.timed = m.samples > 0;", "row.timed=ok;"):
+            self.assertTrue(OWN_TIMED_ROW.search(line), line)
+        for line in ("row.timed = false;", "if (row.timed == x) {", "if (!row.timed) {",
+                     "const bool timed = m.stats.samples > 0;"):
+            self.assertFalse(OWN_TIMED_ROW.search(line), line)
 
     def test_the_timing_pattern_finds_each_call(self):
         for line in ("const ct::Measurement m = ct::measure(launch, verify, config);",

@@ -44,3 +44,16 @@ void launch_cub_sum(void* temp, std::size_t temp_bytes, const int* in, int* out,
 }
 
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo reduction_cub_baseline_row() {
+    StageInfo row(kCubStageId, "cub_device_reduce_sum", "cub::DeviceReduce::Sum (the baseline)");
+    row.combine = Combine::kCub;
+    row.shared = Shared::kNone;
+    row.role = cudatutorial::StageRole::kBaseline;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -43,12 +43,23 @@ __global__ void reduce_interleaved_divergent(const int* __restrict__ in, int* __
     }
 }
 
-}  // namespace
-
 void launch_interleaved_divergent(const KernelArgs& a) {
     reduce_interleaved_divergent<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage01_interleaved_divergent_row() {
+    StageInfo row("1", "interleaved_divergent", "tid % (2s) == 0 adds: divergent warps, modulo");
+    row.launch = detail::launch_interleaved_divergent;
+    return row;
+}
+
+}  // namespace reduction::rows

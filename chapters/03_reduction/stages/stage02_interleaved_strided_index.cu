@@ -44,12 +44,24 @@ __global__ void reduce_interleaved_strided_index(const int* __restrict__ in, int
     }
 }
 
-}  // namespace
-
 void launch_interleaved_strided_index(const KernelArgs& a) {
     reduce_interleaved_strided_index<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage02_interleaved_strided_index_row() {
+    StageInfo row("2", "interleaved_strided_index",
+                  "index = 2*s*tid: no divergence, bank conflicts");
+    row.launch = detail::launch_interleaved_strided_index;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -40,12 +40,24 @@ __global__ void reduce_sequential_addressing(const int* __restrict__ in, int* __
     }
 }
 
-}  // namespace
-
 void launch_sequential_addressing(const KernelArgs& a) {
     reduce_sequential_addressing<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage03_sequential_addressing_row() {
+    StageInfo row("3", "sequential_addressing",
+                  "tid < s adds tid + s: conflict-free shared memory");
+    row.launch = detail::launch_sequential_addressing;
+    return row;
+}
+
+}  // namespace reduction::rows

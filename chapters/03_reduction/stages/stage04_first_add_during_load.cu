@@ -47,12 +47,24 @@ __global__ void reduce_first_add_during_load(const int* __restrict__ in, int* __
     }
 }
 
-}  // namespace
-
 void launch_first_add_during_load(const KernelArgs& a) {
     reduce_first_add_during_load<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage04_first_add_during_load_row() {
+    StageInfo row("4", "first_add_during_load", "two loads added per thread: half the blocks");
+    row.launch = detail::launch_first_add_during_load;
+    row.elements_per_thread = 2;
+    return row;
+}
+
+}  // namespace reduction::rows

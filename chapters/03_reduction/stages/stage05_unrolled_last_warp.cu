@@ -56,12 +56,26 @@ __global__ void reduce_unrolled_last_warp(const int* __restrict__ in, int* __res
     }
 }
 
-}  // namespace
-
 void launch_unrolled_last_warp(const KernelArgs& a) {
     reduce_unrolled_last_warp<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage05_unrolled_last_warp_row() {
+    StageInfo row("5", "unrolled_last_warp",
+                  "last warp without __syncthreads, ordered by __syncwarp()");
+    row.launch = detail::launch_unrolled_last_warp;
+    row.min_block = detail::kCompleteUnrollMinBlock;
+    row.elements_per_thread = 2;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -64,11 +64,25 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-}  // namespace
-
 void launch_complete_unroll(const KernelArgs& a) {
     launch_for_block_size(CompleteUnrollBlocks{}, "complete_unroll", a,
                           [](auto block) { return reduce_complete_unroll<block()>; });
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage06_complete_unroll_row() {
+    StageInfo row("6", "complete_unroll",
+                  "block size as a template parameter: the tree fully unrolled");
+    row.launch = detail::launch_complete_unroll;
+    row.min_block = detail::kCompleteUnrollMinBlock;
+    row.elements_per_thread = 2;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -64,8 +64,6 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-}  // namespace
-
 void launch_grid_stride(const KernelArgs& a) {
     launch_for_block_size(GridStrideBlocks{}, "grid_stride", a,
                           [](auto block) { return reduce_grid_stride<block()>; });
@@ -76,4 +74,22 @@ int grid_stride_blocks_per_sm(int block) {
                                         [](auto b) { return reduce_grid_stride<b()>; });
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage07_grid_stride_occupancy_row() {
+    StageInfo row("7", "grid_stride_occupancy",
+                  "grid-stride loop, grid = SMs x resident blocks per SM");
+    row.launch = detail::launch_grid_stride;
+    row.min_block = detail::kCompleteUnrollMinBlock;
+    row.elements_per_thread = 2;
+    row.blocks_per_sm = detail::grid_stride_blocks_per_sm;
+    row.combine = Combine::kOneBlockPass;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -74,8 +74,6 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-}  // namespace
-
 void launch_cooperative_groups_tile(const KernelArgs& a) {
     launch_for_block_size(TileBlocks{}, "cooperative_groups_tile", a,
                           [](auto block) { return reduce_cooperative_groups_tile<block()>; });
@@ -86,4 +84,22 @@ int cooperative_groups_tile_blocks_per_sm(int block) {
                                         [](auto b) { return reduce_cooperative_groups_tile<b()>; });
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage08_cooperative_groups_tile_row() {
+    StageInfo row("8", "cooperative_groups_tile",
+                  "last warp as a thread_block_tile<32>, tile.sync()");
+    row.launch = detail::launch_cooperative_groups_tile;
+    row.min_block = detail::kCompleteUnrollMinBlock;
+    row.elements_per_thread = 2;
+    row.blocks_per_sm = detail::cooperative_groups_tile_blocks_per_sm;
+    row.combine = Combine::kOneBlockPass;
+    return row;
+}
+
+}  // namespace reduction::rows

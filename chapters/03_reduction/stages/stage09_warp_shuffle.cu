@@ -72,8 +72,6 @@ __global__ void __launch_bounds__(kBlock)
     }
 }
 
-}  // namespace
-
 void launch_warp_shuffle(const KernelArgs& a) {
     launch_for_block_size(ShuffleBlocks{}, "warp_shuffle", a,
                           [](auto block) { return reduce_warp_shuffle<block()>; });
@@ -84,4 +82,20 @@ int warp_shuffle_blocks_per_sm(int block) {
                                         [](auto b) { return reduce_warp_shuffle<b()>; });
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage09_warp_shuffle_row() {
+    StageInfo row("9", "warp_shuffle", "last warp in registers: tile.shfl_down");
+    row.launch = detail::launch_warp_shuffle;
+    row.elements_per_thread = 2;
+    row.blocks_per_sm = detail::warp_shuffle_blocks_per_sm;
+    row.combine = Combine::kOneBlockPass;
+    return row;
+}
+
+}  // namespace reduction::rows

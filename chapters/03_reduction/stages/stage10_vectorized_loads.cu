@@ -73,3 +73,20 @@ int vectorized_loads_blocks_per_sm(int block, int variant) {
 }
 
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage10_vectorized_loads_row() {
+    StageInfo row("10", "vectorized_loads",
+                  "int4 loads, 2-8 in flight per thread (chosen for this GPU), warp reductions");
+    row.launch = detail::launch_vectorized_loads;
+    row.elements_per_thread = detail::kVectorizedPlanElements;
+    row.uses_tuner = true;
+    row.variant_blocks_per_sm = detail::vectorized_loads_blocks_per_sm;
+    row.combine = Combine::kOneBlockPass;
+    row.shared = Shared::kWarpSums;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -87,3 +87,20 @@ int single_pass_last_block_blocks_per_sm(int block, int variant) {
 }
 
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage11_single_pass_last_block_row() {
+    StageInfo row("11", "single_pass_last_block",
+                  "stage 10 in one launch: the last block sums the partials");
+    row.launch = detail::launch_single_pass_last_block;
+    row.elements_per_thread = detail::kVectorizedPlanElements;
+    row.uses_tuner = true;
+    row.variant_blocks_per_sm = detail::single_pass_last_block_blocks_per_sm;
+    row.combine = Combine::kLastBlock;
+    row.shared = Shared::kWarpSums;
+    return row;
+}
+
+}  // namespace reduction::rows

@@ -72,3 +72,20 @@ int single_pass_atomic_blocks_per_sm(int block, int variant) {
 }
 
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage12_single_pass_atomic_row() {
+    StageInfo row("12", "single_pass_atomic",
+                  "stage 10 in one kernel: memset + one atomicAdd per block");
+    row.launch = detail::launch_single_pass_atomic;
+    row.elements_per_thread = detail::kVectorizedPlanElements;
+    row.uses_tuner = true;
+    row.variant_blocks_per_sm = detail::single_pass_atomic_blocks_per_sm;
+    row.combine = Combine::kAtomic;
+    row.shared = Shared::kWarpSums;
+    return row;
+}
+
+}  // namespace reduction::rows

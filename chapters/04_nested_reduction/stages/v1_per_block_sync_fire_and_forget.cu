@@ -72,12 +72,31 @@ __global__ void per_block_sync_first_level(const int* in, std::size_t n, int* wo
     }
 }
 
-}  // namespace
-
 void launch_per_block_sync(const RunBuffers& buffers, cudaStream_t stream) {
     per_block_sync_first_level<<<buffers.chunks, buffers.block, 0, stream>>>(
         buffers.in, buffers.n, buffers.work, buffers.partials, buffers.counters);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace nested_reduction::detail
+
+// The version's row in the version list (nested_reduction.hpp): the build collects it from this
+// file.
+namespace nested_reduction::rows {
+
+VersionInfo v1_per_block_sync_fire_and_forget_row() {
+    VersionInfo row(
+        "sync", "per_block_sync_fire_and_forget",
+        "each block folds its chunk, __syncthreads(), then thread 0 launches a 1-block child "
+        "fire-and-forget (the barrier makes the whole block's sums visible to the child)");
+    row.launch = detail::launch_per_block_sync;
+    row.version = Version::kPerBlockSync;
+    row.seed_kernel = "gpuRecursiveReduce";
+    row.formula = "G*(log2 B - 1)";
+    row.one_child_per_block = true;
+    return row;
+}
+
+}  // namespace nested_reduction::rows

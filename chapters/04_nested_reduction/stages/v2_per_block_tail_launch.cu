@@ -61,12 +61,31 @@ __global__ void per_block_tail_first_level(const int* in, std::size_t n, int* wo
     }
 }
 
-}  // namespace
-
 void launch_per_block_tail(const RunBuffers& buffers, cudaStream_t stream) {
     per_block_tail_first_level<<<buffers.chunks, buffers.block, 0, stream>>>(
         buffers.in, buffers.n, buffers.work, buffers.partials, buffers.counters);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace nested_reduction::detail
+
+// The version's row in the version list (nested_reduction.hpp): the build collects it from this
+// file.
+namespace nested_reduction::rows {
+
+VersionInfo v2_per_block_tail_launch_row() {
+    VersionInfo row("nosync", "per_block_no_barrier_tail_launch",
+                    "no barrier: thread 0 tail-launches the 1-block child, which runs only after "
+                    "the whole parent grid has finished (the grid boundary is the barrier); one "
+                    "tail stream per grid runs the G children one after another");
+    row.launch = detail::launch_per_block_tail;
+    row.version = Version::kPerBlockTail;
+    row.seed_kernel = "gpuRecursiveReduceNosync";
+    row.formula = "G*(log2 B - 1)";
+    row.one_child_per_block = true;
+    return row;
+}
+
+}  // namespace nested_reduction::rows

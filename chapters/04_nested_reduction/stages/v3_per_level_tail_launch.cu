@@ -59,12 +59,31 @@ __global__ void per_level_first_level(const int* in, std::size_t n, int* work, i
     }
 }
 
-}  // namespace
-
 void launch_per_level_tail(const RunBuffers& buffers, cudaStream_t stream) {
     per_level_first_level<<<buffers.chunks, buffers.block / 2, 0, stream>>>(
         buffers.in, buffers.n, buffers.work, buffers.partials, buffers.counters);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace nested_reduction::detail
+
+// The version's row in the version list (nested_reduction.hpp): the build collects it from this
+// file.
+namespace nested_reduction::rows {
+
+VersionInfo v3_per_level_tail_launch_row() {
+    VersionInfo row(
+        "per_level", "per_level_tail_launch",
+        "every block folds; thread 0 of block 0 tail-launches the next level for all G chunks at "
+        "once (log2 B - 1 launches in all, each after the previous level has finished)");
+    row.launch = detail::launch_per_level_tail;
+    row.version = Version::kPerLevelTail;
+    row.seed_kernel = "gpuRecursiveReduce2";
+    row.formula = "log2 B - 1";
+    row.one_child_per_block = false;
+    return row;
+}
+
+}  // namespace nested_reduction::rows

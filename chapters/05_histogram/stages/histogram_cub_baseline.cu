@@ -27,8 +27,6 @@ std::vector<int> letter_levels(const Binning& binning) {
     return levels;
 }
 
-}  // namespace
-
 LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream) {
     if (args.workspace == nullptr) {
         throw std::invalid_argument("launch_cub_histogram: StageArgs::workspace is required");
@@ -62,4 +60,21 @@ LaunchShape launch_cub_histogram(const StageArgs& args, cudaStream_t stream) {
     return LaunchShape{0, 0, "CUB"};  // CUB chooses its own grid and block
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage histogram_cub_baseline_row() {
+    Stage row("cub", "cub_device_histogram",
+              "CUB DeviceHistogram (HistogramEven; HistogramRange when the last letter bin is "
+              "narrower)");
+    row.launch = launch_cub_histogram;
+    row.row_name = cub_call_name;
+    row.role = cudatutorial::StageRole::kBaseline;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -30,8 +30,6 @@ __global__ void block_partitioned_kernel(const unsigned char* __restrict__ input
     }
 }
 
-}  // namespace
-
 LaunchShape launch_block_partitioned(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -47,4 +45,20 @@ LaunchShape launch_block_partitioned(const StageArgs& args, cudaStream_t stream)
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage1_block_partitioned_global_atomics_row() {
+    Stage row("1", "block_partitioned_global_atomics",
+              "each thread counts its own contiguous section with atomicAdd on the global "
+              "histogram");
+    row.launch = launch_block_partitioned;
+    row.slow = true;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -25,8 +25,6 @@ __global__ void interleaved_kernel(const unsigned char* __restrict__ input, std:
     }
 }
 
-}  // namespace
-
 LaunchShape launch_interleaved(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -42,4 +40,20 @@ LaunchShape launch_interleaved(const StageArgs& args, cudaStream_t stream) {
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage2_interleaved_global_atomics_row() {
+    Stage row("2", "interleaved_global_atomics",
+              "grid-stride: a warp reads 32 adjacent bytes per step (coalesced); still global "
+              "atomics");
+    row.launch = launch_interleaved;
+    row.slow = true;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -57,8 +57,6 @@ __global__ void privatized_shared_kernel(const unsigned char* __restrict__ input
     // EXERCISE END
 }
 
-}  // namespace
-
 LaunchShape launch_privatized_shared(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -77,4 +75,19 @@ LaunchShape launch_privatized_shared(const StageArgs& args, cudaStream_t stream)
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage3_privatized_shared_row() {
+    Stage row("3", "privatized_shared",
+              "one histogram per block in shared memory (fast atomics), merged with one atomic "
+              "per bin");
+    row.launch = launch_privatized_shared;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -57,8 +57,6 @@ __global__ void privatized_aggregated_kernel(const unsigned char* __restrict__ i
     }
 }
 
-}  // namespace
-
 LaunchShape launch_privatized_aggregated(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -77,4 +75,19 @@ LaunchShape launch_privatized_aggregated(const StageArgs& args, cudaStream_t str
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage4_privatized_aggregated_row() {
+    Stage row("4", "privatized_aggregated",
+              "stage 3, but a thread adds a run of equal bins with one atomic instead of one per "
+              "byte");
+    row.launch = launch_privatized_aggregated;
+    return row;
+}
+
+}  // namespace histogram::rows

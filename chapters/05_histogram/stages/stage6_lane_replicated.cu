@@ -53,8 +53,6 @@ __global__ void lane_replicated_kernel(const unsigned char* __restrict__ input, 
     }
 }
 
-}  // namespace
-
 LaunchShape launch_lane_replicated(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -74,4 +72,19 @@ LaunchShape launch_lane_replicated(const StageArgs& args, cudaStream_t stream) {
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage6_lane_replicated_row() {
+    Stage row("6", "lane_replicated",
+              "stage 5 with 32 sub-histograms, copy = lane, laid out so every lane hits its own "
+              "bank");
+    row.launch = launch_lane_replicated;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -42,8 +42,6 @@ __global__ void coarsened_kernel(const unsigned char* __restrict__ input, std::s
     }
 }
 
-}  // namespace
-
 LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -65,4 +63,19 @@ LaunchShape launch_coarsened(const StageArgs& args, cudaStream_t stream) {
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage7_coarsened_row() {
+    Stage row("7", "coarsened_x4",
+              "stage 6 with four independent 16-byte loads in flight per thread (thread "
+              "coarsening)");
+    row.launch = launch_coarsened;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -37,6 +37,7 @@
 #include "cudatutorial/programmatic_launch.cuh"
 #include "histogram_device.cuh"
 #include "raw_count_candidates.hpp"
+#include "raw_count_choice.hpp"
 
 namespace histogram {
 
@@ -202,4 +203,25 @@ LaunchShape adaptive::launch_raw_byte_counts_variant(const StageArgs& args, int 
     return shape;
 }
 
+// Stage 8 as the list runs it: the candidate the workspace holds, else the one derived for the
+// device (stages/raw_count_choice.hpp).
+LaunchShape launch_raw_byte_counts(const StageArgs& args, cudaStream_t stream) {
+    return adaptive::launch_raw_byte_counts_variant(args, adaptive::raw_count_variant_for(args),
+                                                    stream);
+}
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage8_raw_byte_counts_row() {
+    Stage row("8", "raw_byte_counts",
+              "stage 7 counting the 256 raw byte values; the binning is applied once, at the "
+              "merge");
+    row.launch = launch_raw_byte_counts;
+    row.uses_tuner = true;
+    return row;
+}
+
+}  // namespace histogram::rows

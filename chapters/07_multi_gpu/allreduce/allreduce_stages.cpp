@@ -9,81 +9,76 @@ namespace multi_gpu {
 
 const std::vector<AllReduceStage>& allreduce_stages() {
     static const std::vector<AllReduceStage> list = [] {
+        using Needs = AllReduceNeeds;
         std::vector<AllReduceStage> stages = {
-            {{"1", "naive_gather_broadcast",
-              "copy every vector to GPU 0, add there, copy the sum back to every GPU"},
-             false,
-             make_naive_gather_broadcast,
-             nullptr},
-            {{"2", "ring_memcpy",
-              "a ring: 2(G-1) steps, every GPU sending and receiving at once; each step a peer "
-              "copy, then an add"},
-             false,
-             make_ring_memcpy,
-             make_ring_memcpy_team},
-            {{"3", "ring_peer_kernel",
-              "stage 2 with each reduce step one kernel that reads the neighbour's chunk over "
-              "the link and adds in the same pass"},
-             true,
-             make_ring_peer_kernel,
-             make_ring_peer_kernel_team},
-            {{"4", "one_shot",
-              "one kernel per GPU: push the whole input into every peer's memory, one flag "
-              "barrier, sum locally (latency: one launch, one wait)"},
-             true,
-             nullptr,
-             make_one_shot,
-             kOneShotMaxBytes,
-             "every GPU receives all G - 1 inputs whole and stages two copies of each"},
-            {{"5", "one_shot_sentinel",
-              "stage 4 without flags: every slot starts as a marker no input sends, and each "
-              "thread spins on the values it adds until they have landed (one trip, no fence)"},
-             true,
-             nullptr,
-             make_one_shot_sentinel,
-             kOneShotMaxBytes,
-             "every GPU receives all G - 1 inputs whole and stages three copies of each"},
-            {{"6", "two_shot",
-              "one kernel per GPU: sum my chunk loaded from every peer, store it into every "
-              "peer's output (the ring's traffic, no steps)"},
-             true,
-             nullptr,
-             make_two_shot},
-            {{"7", "size_rule",
-              "stage 5 below the size from which stage 6 measured faster on these GPUs, "
-              "stage 6 above"},
-             true,
-             nullptr,
-             make_size_rule},
-            {{"8", "size_rule_graph",
-              "stage 7 captured once in a CUDA graph: one launch instead of fork, kernels and "
-              "join"},
-             true,
-             nullptr,
-             make_size_rule_graph},
-            {{"9", "size_rule_pdl",
-              "stage 7 with each kernel launched programmatically: scheduled while the previous "
-              "call still runs, it waits for it on the GPU (the launch overlaps the last call)"},
-             true,
-             nullptr,
-             make_size_rule_pdl},
-            {{"10", "persistent",
-              "stage 5 in a kernel that stays resident on every GPU and takes its calls from a "
-              "doorbell in host memory: no launch per call (timed in the round-trip section)"},
-             true,
-             nullptr,
-             nullptr,
-             kPersistentMaxBytes,
-             "its kernel holds its blocks, and their SMs, for as long as it lives",
-             make_persistent},
+            AllReduceStage("1", "naive_gather_broadcast",
+                           "copy every vector to GPU 0, add there, copy the sum back to every GPU")
+                .with_launcher(make_naive_gather_broadcast),
+            AllReduceStage("2", "ring_memcpy",
+                           "a ring: 2(G-1) steps, every GPU sending and receiving at once; each "
+                           "step a peer copy, then an add")
+                .with_launcher(make_ring_memcpy)
+                .with(&Needs::make_team, make_ring_memcpy_team),
+            AllReduceStage("3", "ring_peer_kernel",
+                           "stage 2 with each reduce step one kernel that reads the neighbour's "
+                           "chunk over the link and adds in the same pass")
+                .with_launcher(make_ring_peer_kernel)
+                .with(&Needs::make_team, make_ring_peer_kernel_team)
+                .with(&Needs::needs_peer_access, true),
+            AllReduceStage("4", "one_shot",
+                           "one kernel per GPU: push the whole input into every peer's memory, "
+                           "one flag barrier, sum locally (latency: one launch, one wait)")
+                .with(&Needs::make_team, make_one_shot)
+                .with(&Needs::needs_peer_access, true)
+                .with(&Needs::max_bytes, kOneShotMaxBytes)
+                .with(&Needs::why_max_bytes,
+                      "every GPU receives all G - 1 inputs whole and stages two copies of each"),
+            AllReduceStage("5", "one_shot_sentinel",
+                           "stage 4 without flags: every slot starts as a marker no input sends, "
+                           "and each thread spins on the values it adds until they have landed "
+                           "(one trip, no fence)")
+                .with(&Needs::make_team, make_one_shot_sentinel)
+                .with(&Needs::needs_peer_access, true)
+                .with(&Needs::max_bytes, kOneShotMaxBytes)
+                .with(&Needs::why_max_bytes,
+                      "every GPU receives all G - 1 inputs whole and stages three copies of each"),
+            AllReduceStage("6", "two_shot",
+                           "one kernel per GPU: sum my chunk loaded from every peer, store it "
+                           "into every peer's output (the ring's traffic, no steps)")
+                .with(&Needs::make_team, make_two_shot)
+                .with(&Needs::needs_peer_access, true),
+            AllReduceStage("7", "size_rule",
+                           "stage 5 below the size from which stage 6 measured faster on these "
+                           "GPUs, stage 6 above")
+                .with(&Needs::make_team, make_size_rule)
+                .with(&Needs::needs_peer_access, true),
+            AllReduceStage("8", "size_rule_graph",
+                           "stage 7 captured once in a CUDA graph: one launch instead of fork, "
+                           "kernels and join")
+                .with(&Needs::make_team, make_size_rule_graph)
+                .with(&Needs::needs_peer_access, true),
+            AllReduceStage("9", "size_rule_pdl",
+                           "stage 7 with each kernel launched programmatically: scheduled while "
+                           "the previous call still runs, it waits for it on the GPU (the launch "
+                           "overlaps the last call)")
+                .with(&Needs::make_team, make_size_rule_pdl)
+                .with(&Needs::needs_peer_access, true),
+            AllReduceStage("10", "persistent",
+                           "stage 5 in a kernel that stays resident on every GPU and takes its "
+                           "calls from a doorbell in host memory: no launch per call (timed in "
+                           "the round-trip section)")
+                .with(&Needs::needs_peer_access, true)
+                .with(&Needs::max_bytes, kPersistentMaxBytes)
+                .with(&Needs::why_max_bytes,
+                      "its kernel holds its blocks, and their SMs, for as long as it lives")
+                .with(&Needs::make_resident, make_persistent),
         };
         if (nccl_available()) {
-            stages.push_back({{"nccl", "nccl_allreduce",
-                               "ncclAllReduce: pipelined slices, its own kernels, topology-aware",
-                               Role::kBaseline},
-                              false,
-                              nullptr,
-                              make_nccl_allreduce});
+            stages.push_back(AllReduceStage("nccl", "nccl_allreduce",
+                                            "ncclAllReduce: pipelined slices, its own kernels, "
+                                            "topology-aware")
+                                 .with_role(Role::kBaseline)
+                                 .with(&Needs::make_team, make_nccl_allreduce));
         }
         return stages;
     }();
@@ -129,8 +124,8 @@ class OneProcessAllReducer final : public AllReducer {
 
 std::unique_ptr<AllReducer> make_all_reducer(const AllReduceStage& stage, const GpuSet& gpus,
                                              std::size_t n) {
-    if (stage.make != nullptr) {
-        return stage.make(gpus, n);
+    if (stage.launch != nullptr) {
+        return stage.launch(gpus, n);
     }
     return std::make_unique<OneProcessAllReducer>(stage.make_team, gpus, n);
 }

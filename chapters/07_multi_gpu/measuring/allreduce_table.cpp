@@ -27,8 +27,8 @@ std::string allreduce_skip_reason(const AllReduceStage& stage, std::uint64_t byt
                " only: " + stage.why_max_bytes;
     }
     if (team_form && stage.role != Role::kBaseline && gpus > kMaxPeerRanks) {
-        return "stage " + stage.id + " skipped: it takes at most " +
-               std::to_string(kMaxPeerRanks) + " GPUs";
+        return "stage " + stage.id + " skipped: it takes at most " + std::to_string(kMaxPeerRanks) +
+               " GPUs";
     }
     return {};
 }
@@ -77,16 +77,11 @@ ct::StageHooks allreduce_hooks(std::uint64_t bytes, int gpus, double link_gbs) {
 ct::ResultRow reported_allreduce_row(const AllReduceStage& stage, std::uint64_t bytes,
                                      const ct::Stats& stats, const ct::Verification& verdict,
                                      int gpus) {
-    ct::ResultRow row;
-    row.timed = true;
-    row.stats = stats;
-    row.passed = verdict.passed;
-    row.detail = verdict.detail;
-    ct::apply_stage(stage, row);
-    const ct::StageHooks shared = allreduce_hooks(bytes, gpus, 0);
-    row.bytes = shared.bytes;
-    ct::apply_hooks(shared, row);
-    return row;
+    ct::Measurement measured;  // by the ranks, each timing its calls with the same protocol
+    measured.stats = stats;
+    measured.before = verdict;
+    measured.after = verdict;
+    return ct::reported_row(stage, allreduce_hooks(bytes, gpus, 0), measured);
 }
 
 }  // namespace multi_gpu

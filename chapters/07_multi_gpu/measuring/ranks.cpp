@@ -263,8 +263,8 @@ ct::ResultRow sharded_reduction_row(const RankEnvironment& env, const Options& o
     hooks.bytes = ct::MemoryTraffic().reads<int>(n);
     hooks.group = ct::describe_size(n) + " ints";
     ct::ResultRow row = ct::time_stage(
-        {"reduction", "stage " + o.reduction_stage + " per rank + ncclAllReduce of the partial sums",
-         ""},
+        {"reduction",
+         "stage " + o.reduction_stage + " per rank + ncclAllReduce of the partial sums", ""},
         hooks, config);
     row.in_progression = false;
     return row;
@@ -546,13 +546,13 @@ int launch_network(const Options& o, char** argv) {
              "NCCL_IB_DISABLE=1 NCCL_SOCKET_IFNAME=lo");
     ct::TableRun table(info, o.common);
     prepare_allreduce_table(table, o.common.benchmark_config());
-    const AllReduceStage nvlink{{"nccl", "nccl_allreduce_nvlink",
-                                 "NCCL over NVLink (its peer-to-peer transport): one machine",
-                                 Role::kBaseline}};
-    const AllReduceStage socket{{"sockets", "nccl_allreduce_sockets",
-                                 "NCCL through its network transport, TCP sockets on loopback: "
-                                 "what it does between machines without InfiniBand",
-                                 Role::kProgression}};
+    const AllReduceStage nvlink =
+        AllReduceStage("nccl", "nccl_allreduce_nvlink",
+                       "NCCL over NVLink (its peer-to-peer transport): one machine")
+            .with_role(Role::kBaseline);
+    const AllReduceStage socket("sockets", "nccl_allreduce_sockets",
+                                "NCCL through its network transport, TCP sockets on loopback: "
+                                "what it does between machines without InfiniBand");
     std::ifstream in(rows_path);
     std::string line;
     while (std::getline(in, line)) {
@@ -575,8 +575,8 @@ int launch_network(const Options& o, char** argv) {
         const ct::Verification verdict =
             f[8] == "1" ? ct::Verification::pass() : ct::Verification::fail(f[9]);
         const auto bytes = static_cast<std::uint64_t>(std::stod(f[2]));
-        table.add(reported_allreduce_row(f[0] == "nvlink" ? nvlink : socket, bytes, stats,
-                                         verdict, ranks));
+        table.add(reported_allreduce_row(f[0] == "nvlink" ? nvlink : socket, bytes, stats, verdict,
+                                         ranks));
     }
     std::remove(rows_path.c_str());
     table.add_note(

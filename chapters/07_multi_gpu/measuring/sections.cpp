@@ -395,7 +395,8 @@ bool run_allreduce(const std::vector<int>& devices, const Options& o, double lin
                 continue;
             }
             // In one process only the stages without events run in their team form.
-            const std::string skip = allreduce_skip_reason(stage, bytes, G, stage.make == nullptr);
+            const std::string skip =
+                allreduce_skip_reason(stage, bytes, G, stage.launch == nullptr);
             if (!skip.empty()) {
                 add_note_once(notes, skip);
                 continue;

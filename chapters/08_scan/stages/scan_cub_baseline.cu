@@ -50,3 +50,17 @@ void launch_cub_scan(void* temp, std::size_t temp_bytes, const LaunchArgs& a) {
 }
 
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo scan_cub_baseline_row() {
+    StageInfo row(kCubStageId, "cub_device_scan",
+                  "cub::DeviceScan::InclusiveSum / ExclusiveSum (the baseline)");
+    row.method = Method::kCub;
+    row.items_per_thread = 0;
+    row.role = cudatutorial::StageRole::kBaseline;
+    return row;
+}
+
+}  // namespace scan::rows

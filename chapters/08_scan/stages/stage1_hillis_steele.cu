@@ -74,8 +74,6 @@ struct HillisSteeleTileScan {
     }
 };
 
-}  // namespace
-
 void launch_hillis_steele(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "hillis_steele", [&](auto block) {
         scan_then_propagate<HillisSteeleTileScan<block()>>(a.in, a.out, a.n, a.exclusive,
@@ -83,4 +81,18 @@ void launch_hillis_steele(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage1_hillis_steele_row() {
+    StageInfo row("1", "hillis_steele",
+                  "log2(2B) doubling steps in a shared double buffer: 2B log2(2B) - (2B - 1) adds");
+    row.launch = detail::launch_hillis_steele;
+    return row;
+}
+
+}  // namespace scan::rows

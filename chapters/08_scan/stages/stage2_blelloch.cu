@@ -98,8 +98,6 @@ struct BlellochTileScan {
     }
 };
 
-}  // namespace
-
 void launch_blelloch(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "blelloch", [&](auto block) {
         scan_then_propagate<BlellochTileScan<block()>>(a.in, a.out, a.n, a.exclusive,
@@ -107,4 +105,18 @@ void launch_blelloch(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage2_blelloch_row() {
+    StageInfo row("2", "blelloch",
+                  "up-sweep and down-sweep of a tree: about 4B adds, bank conflicts");
+    row.launch = detail::launch_blelloch;
+    return row;
+}
+
+}  // namespace scan::rows

@@ -92,8 +92,6 @@ struct BlellochPaddedTileScan {
     }
 };
 
-}  // namespace
-
 void launch_blelloch_padded(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "blelloch_padded", [&](auto block) {
         scan_then_propagate<BlellochPaddedTileScan<block()>>(a.in, a.out, a.n, a.exclusive,
@@ -101,4 +99,18 @@ void launch_blelloch_padded(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage3_blelloch_padded_row() {
+    StageInfo row("3", "blelloch_padded",
+                  "stage 2 with a padding word every 32: no bank conflicts");
+    row.launch = detail::launch_blelloch_padded;
+    return row;
+}
+
+}  // namespace scan::rows

@@ -25,6 +25,7 @@
 #include "scan_then_propagate.cuh"
 
 namespace scan::detail {
+namespace {
 
 void launch_warp_shuffle(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "warp_shuffle", [&](auto block) {
@@ -33,4 +34,18 @@ void launch_warp_shuffle(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage4_warp_shuffle_row() {
+    StageInfo row("4", "warp_shuffle",
+                  "warp scans in registers (__shfl_up_sync), then the warps' totals");
+    row.launch = detail::launch_warp_shuffle;
+    return row;
+}
+
+}  // namespace scan::rows

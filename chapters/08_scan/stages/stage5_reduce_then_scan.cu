@@ -68,11 +68,24 @@ void reduce_then_scan(const LaunchArgs& a) {
     CT_CHECK_LAUNCH();
 }
 
-}  // namespace
-
 void launch_reduce_then_scan(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "reduce_then_scan",
                     [&](auto block) { reduce_then_scan<block()>(a); });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage5_reduce_then_scan_row() {
+    StageInfo row("5", "reduce_then_scan",
+                  "reduce tiles, scan totals, scan tiles from their carry: 3n moved, not 4n");
+    row.launch = detail::launch_reduce_then_scan;
+    row.method = Method::kReduceThenScan;
+    return row;
+}
+
+}  // namespace scan::rows

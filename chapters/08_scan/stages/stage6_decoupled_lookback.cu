@@ -46,8 +46,6 @@ __global__ void __launch_bounds__(kBlock)
                    LookBack<StatusOrder::kReleaseAcquire>{state, tile});
 }
 
-}  // namespace
-
 void launch_decoupled_lookback(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "decoupled_lookback", [&](auto block) {
         constexpr int kTileItems = WarpShuffleTileScan<block()>::kTileItems;
@@ -58,4 +56,19 @@ void launch_decoupled_lookback(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage6_decoupled_lookback_row() {
+    StageInfo row("6", "decoupled_lookback",
+                  "one pass: each tile's carry from its predecessors' status words");
+    row.launch = detail::launch_decoupled_lookback;
+    row.method = Method::kSinglePass;
+    return row;
+}
+
+}  // namespace scan::rows

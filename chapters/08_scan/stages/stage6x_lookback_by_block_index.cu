@@ -36,8 +36,6 @@ __global__ void __launch_bounds__(kBlock)
                    LookBack<StatusOrder::kReleaseAcquire>{state, tile});
 }
 
-}  // namespace
-
 void launch_lookback_by_block_index(const LaunchArgs& a) {
     with_block_size(AllBlockSizes{}, a.block, "lookback_by_block_index", [&](auto block) {
         constexpr int kTileItems = WarpShuffleTileScan<block()>::kTileItems;
@@ -48,4 +46,21 @@ void launch_lookback_by_block_index(const LaunchArgs& a) {
     });
 }
 
+}  // namespace
+
 }  // namespace scan::detail
+
+// The stage's row in the stage list (scan.hpp): the build collects it from this file.
+namespace scan::rows {
+
+StageInfo stage6x_lookback_by_block_index_row() {
+    StageInfo row("6x", "lookback_by_block_index_WRONG",
+                  "tile from blockIdx, assuming blocks start in order: waits that cannot end, cut "
+                  "off by the time limit");
+    row.launch = detail::launch_lookback_by_block_index;
+    row.method = Method::kSinglePass;
+    row.role = cudatutorial::StageRole::kExpectedFailure;
+    return row;
+}
+
+}  // namespace scan::rows

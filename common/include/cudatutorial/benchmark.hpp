@@ -198,6 +198,13 @@ struct StageHooks {
 ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,
                      const BenchmarkConfig& config);
 
+/// The row of a stage measured somewhere time_stage() cannot reach (chapter 7's one process per
+/// GPU, each timing its own calls with the same protocol and reporting what it measured): the same
+/// row time_stage() makes, from `measurement` made there, with the stage's flags and the hooks'
+/// bytes, extras and group. Nothing is timed here.
+ResultRow reported_row(const StageDescriptor& stage, const StageHooks& hooks,
+                       const Measurement& measurement);
+
 /// The last step run() takes before adding a row: `hooks.extras`, then `hooks.group` (when not
 /// empty). Public so that its order can be tested without a GPU.
 void apply_hooks(const StageHooks& hooks, ResultRow& row);

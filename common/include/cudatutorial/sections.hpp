@@ -18,41 +18,51 @@
 
 namespace cudatutorial {
 
-/// One section of a chapter. Its StageDescriptor's id is the name --stage takes (and the output
-/// files' suffix); name and idea are what --stage list shows.
-template <typename Context>
-struct Section : StageDescriptor {
-    /// Runs the section on the chapter's context; returns its exit code (kSuccess when every
-    /// result verified).
-    int (*run)(Context& context) = nullptr;
+/// What a section's row says beyond its name, idea and the function that runs it.
+struct SectionNeeds {
     /// Whether it writes a table (and so files, with --csv/--json/--markdown).
     bool writes_table = true;
-    /// Whether a run without --section includes it (false: only when named).
-    bool by_default = true;
     /// Empty: the section may run beside others. Otherwise it runs only when named, alone, and
     /// this says why ("it runs one process per GPU, twice").
     std::string alone_because;
 };
 
-/// A row of a section table: `name` is both its --stage name and its listed name.
+/// One section of a chapter: a row like a stage's (cudatutorial::StageRow). Its id is the name
+/// --stage takes (and the output files' suffix); name and idea are what --stage list shows; its
+/// `launch` runs the section on the chapter's context and returns its exit code (kSuccess when
+/// every result verified); `by_default`: whether a run without --section includes it.
 template <typename Context>
-Section<Context> section(const std::string& name, const std::string& idea, int (*run)(Context&),
-                         bool writes_table = true, const std::string& alone_because = {}) {
-    Section<Context> s;
-    s.id = name;
-    s.name = name;
-    s.idea = idea;
-    s.role = StageRole::kProgression;
-    s.run = run;
-    s.writes_table = writes_table;
-    s.by_default = alone_because.empty();
-    s.alone_because = alone_because;
+using Section = StageRow<SectionNeeds, int (*)(Context& context)>;
+
+/// A row of a section table: `name` is both its --stage name and its listed name. What differs
+/// from the default (it writes a table, runs by default, beside others) is said by name:
+/// `without_table(section(...))`, `only_when_named(section(...))`,
+/// `run_alone(section(...), "why")`.
+template <typename Context>
+Section<Context> section(const std::string& name, const std::string& idea, int (*run)(Context&)) {
+    Section<Context> s(name, name, idea);
+    s.launch = run;
+    return s;
+}
+
+/// The same row, for a section that prints and writes no table (no files of its own).
+template <typename Context>
+Section<Context> without_table(Section<Context> s) {
+    s.writes_table = false;
     return s;
 }
 
 /// The same row, run only when named (beside others or not).
 template <typename Context>
 Section<Context> only_when_named(Section<Context> s) {
+    s.by_default = false;
+    return s;
+}
+
+/// The same row, run only when named and alone; `why` says why ("it runs one process per GPU").
+template <typename Context>
+Section<Context> run_alone(Section<Context> s, const std::string& why) {
+    s.alone_because = why;
     s.by_default = false;
     return s;
 }
@@ -201,7 +211,7 @@ class SectionTable {
     int run(const std::vector<std::string>& selected, Context& context) const {
         int status = to_int(ExitCode::kSuccess);
         for (const Section<Context>* s : chosen(selected)) {
-            status = std::max(status, s->run(context));
+            status = std::max(status, s->launch(context));
         }
         return status;
     }

@@ -13,6 +13,8 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cudatutorial/errors.hpp"
@@ -32,11 +34,97 @@ const char* role_name(StageRole role);
 
 /// What every registry entry has.
 struct StageDescriptor {
+    /// An empty descriptor, its fields set one by one.
+    StageDescriptor() = default;
+    /// The four fields a table row shows: `{"cub", "cub_device_reduce_sum", "the baseline",
+    /// StageRole::kBaseline}`; the others keep their defaults.
+    StageDescriptor(std::string stage_id, std::string stage_name, std::string stage_idea,
+                    StageRole stage_role = StageRole::kProgression)
+        : id(std::move(stage_id)),
+          name(std::move(stage_name)),
+          idea(std::move(stage_idea)),
+          role(stage_role) {}
+
     std::string id;    ///< short key shown in the table and accepted by --stage: "1", "5v", "cub"
     std::string name;  ///< the idea as a name: "sequential_addressing"
     std::string idea;  ///< one line: what changed from the previous stage and why it helps
     StageRole role = StageRole::kProgression;  ///< see StageRole
+    bool by_default = true;  ///< part of `--stage all` (false: runs only when named)
+    /// Runs the candidate a tuning pass chose for the GPU: the executable runs the chapter's
+    /// tuning pass before its table when a selected stage says so.
+    bool uses_tuner = false;
+    /// The file that holds its kernel and its row, relative to the chapter ("stages/stage3_...").
+    /// A generated stage list (cmake/StageList.cmake) fills it in; hand-written lists may leave
+    /// it empty.
+    std::string source;
 };
+
+/// One row of a chapter's stage list, every field named: what every stage says
+/// (StageDescriptor), what its launches need (`Needs`, a chapter's struct whose fields default to
+/// what most of its stages share) and the host function that launches its kernel (`Launch`, null
+/// for a library baseline the chapter calls itself). Where a stage has a file of its own, the
+/// file ends with its row, field by field:
+///
+///     StageInfo row("3", "sequential_addressing", "tid < s adds tid + s: no bank conflicts");
+///     row.launch = launch_sequential_addressing;
+///     row.min_block = 64;  // a field of Needs
+///     return row;
+///
+/// and the build collects the rows of a chapter's stage files into its list, in file-name order
+/// (cmake/StageList.cmake): a new stage is one new file. A list written in one place names each
+/// field the same way, in a chain:
+///
+///     AddStage("2", "vector_add_grid_stride", "a fixed grid and a loop")
+///         .with_launcher(launch_vector_add_grid_stride)
+///         .with(&AddNeeds::grid_stride, true),
+template <typename Needs, typename Launch>
+struct StageRow : StageDescriptor, Needs {
+    /// An empty row, its fields set one by one.
+    StageRow() = default;
+    /// A row with its id, name and one-line idea; every other field at its default.
+    StageRow(std::string stage_id, std::string stage_name, std::string stage_idea)
+        : StageDescriptor(std::move(stage_id), std::move(stage_name), std::move(stage_idea)) {}
+
+    Launch launch = nullptr;  ///< the launcher in the stage's file; null for a library baseline
+
+    /// The launcher (`launch`).
+    StageRow& with_launcher(Launch launcher) {
+        launch = launcher;
+        return *this;
+    }
+    /// Its role in the table (a progression step unless said otherwise).
+    StageRow& with_role(StageRole stage_role) {
+        role = stage_role;
+        return *this;
+    }
+    /// Left out of `--stage all` (`by_default` false): runs only when named.
+    StageRow& only_when_named() {
+        by_default = false;
+        return *this;
+    }
+    /// Runs the candidate a tuning pass chose for the GPU (`uses_tuner`).
+    StageRow& tuned() {
+        uses_tuner = true;
+        return *this;
+    }
+    /// The file that holds its kernel, relative to the chapter (`source`), for a list written in
+    /// one place; a generated list sets it from the file the row stands in.
+    StageRow& with_source(std::string file) {
+        source = std::move(file);
+        return *this;
+    }
+    /// A field of `Needs`, named by its member: `.with(&AddNeeds::grid_stride, true)`. The value
+    /// converts to the field's type (the type comes from the member alone, so a string literal
+    /// or a function template's specialization is taken as the field needs it).
+    template <typename Field>
+    StageRow& with(Field Needs::*field, std::common_type_t<Field> value) {
+        this->*field = std::move(value);
+        return *this;
+    }
+};
+
+/// For a chapter whose rows need nothing beyond a launcher.
+struct NoNeeds {};
 
 /// Sets `row`'s id, name, idea and flags from `stage`'s role. For an expected failure the
 /// verdict cannot fail the run, and the detail says why a pass proves nothing and a FAIL is the
@@ -94,7 +182,7 @@ std::vector<const Stage*> select_stages(const std::vector<Stage>& registry,
                 ids += (ids.empty() ? "" : ", ") + stage.id;
             }
             throw UsageError(option, "'" + text + "' is not a stage (ids: " + ids +
-                             ", a stage's name, all, or list)");
+                                         ", a stage's name, all, or list)");
         }
     }
     std::vector<const Stage*> selected;

@@ -59,10 +59,15 @@ ResultRow time_stage(const StageDescriptor& stage, const StageHooks& hooks,
         hooks.poison();
     }
     const Measurement measurement =
-        hooks.round_trip          ? measure_round_trip(hooks.round_trip, hooks.verify, config)
-        : hooks.setup_each_sample ? measure_after_setup(hooks.setup_each_sample, hooks.launch,
-                                                        hooks.verify, config)
-                                  : measure(hooks.launch, hooks.verify, config);
+        hooks.round_trip ? measure_round_trip(hooks.round_trip, hooks.verify, config)
+        : hooks.setup_each_sample
+            ? measure_after_setup(hooks.setup_each_sample, hooks.launch, hooks.verify, config)
+            : measure(hooks.launch, hooks.verify, config);
+    return reported_row(stage, hooks, measurement);
+}
+
+ResultRow reported_row(const StageDescriptor& stage, const StageHooks& hooks,
+                       const Measurement& measurement) {
     ResultRow row = make_row(stage.id, stage.name, measurement, hooks.bytes);
     apply_stage(stage, row);
     apply_hooks(hooks, row);

@@ -28,8 +28,6 @@ __global__ void plain_increment_kernel(const unsigned char* __restrict__ input, 
     }
 }
 
-}  // namespace
-
 LaunchShape launch_race_plain_increment(const StageArgs& args, cudaStream_t stream) {
     detail::clear_histogram(args, stream);
     LaunchShape shape{0, args.block};
@@ -45,4 +43,21 @@ LaunchShape launch_race_plain_increment(const StageArgs& args, cudaStream_t stre
     return shape;
 }
 
+}  // namespace
+
 }  // namespace histogram
+
+// The stage's row in the stage list (histogram.hpp): the build collects it from this file.
+namespace histogram::rows {
+
+Stage stage2x_race_demo_plain_increment_row() {
+    Stage row("race", "race_demo_plain_increment",
+              "stage 2 with histo[bin]++ instead of atomicAdd: read-modify-write races lose "
+              "counts");
+    row.launch = launch_race_plain_increment;
+    row.slow = true;
+    row.role = cudatutorial::StageRole::kExpectedFailure;
+    return row;
+}
+
+}  // namespace histogram::rows

@@ -58,12 +58,28 @@ __global__ void reduce_volatile_last_warp(const int* __restrict__ in, int* __res
     }
 }
 
-}  // namespace
-
 void launch_volatile_last_warp(const KernelArgs& a) {
     reduce_volatile_last_warp<<<a.grid, a.block, tree_shared_bytes_for(a.block), a.stream>>>(
         a.in, a.out, a.n);
     CT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 }  // namespace reduction::detail
+
+// The stage's row in the stage list (reduction.hpp): the build collects it from this file.
+namespace reduction::rows {
+
+StageInfo stage05v_historical_volatile_last_warp_row() {
+    StageInfo row("5v", "volatile_last_warp_HISTORICAL",
+                  "the textbook's volatile warp-synchronous last warp: a data race since Volta");
+    row.launch = detail::launch_volatile_last_warp;
+    row.min_block = detail::kCompleteUnrollMinBlock;
+    row.elements_per_thread = 2;
+    row.role = cudatutorial::StageRole::kExpectedFailure;
+    row.by_default = false;  // run only when named
+    return row;
+}
+
+}  // namespace reduction::rows
