@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "reduction.hpp"
 #include "stage_list.hpp"
 #include "usage_cases.hpp"
 
@@ -14,6 +15,8 @@ using cudatutorial::testing::run_process;
 using cudatutorial::testing::UsageCase;
 
 TEST(ReductionCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
+    // A number past every stage's (each stage's number is at most the count of rows).
+    const std::string bad_stage = "--stage " + std::to_string(reduction::stages().size() + 1);
     expect_usage_errors(REDUCTION_BIN,
                         {UsageCase{"--n 0", "--n", "must be between 1 and 2^40"},
                          UsageCase{"--n -5", "--n", "negative"}, UsageCase{"--n abc", "--n", "abc"},
@@ -22,7 +25,7 @@ TEST(ReductionCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
                          UsageCase{"--block 2048", "--block", "power of two"},
                          UsageCase{"--block 0", "--block", "power of two"},
                          UsageCase{"--block 2x", "--block", "'2x' is not a whole number"},
-                         UsageCase{"--stage 13", "--stage", "is not a stage"},
+                         UsageCase{bad_stage.c_str(), "--stage", "is not a stage"},
                          UsageCase{"--stage 1,x", "--stage", "is not a stage"},
                          UsageCase{"--stage 5 --block 32", "--block", "64 to 1024"},
                          UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},

@@ -7,6 +7,7 @@
 
 #include "cudatutorial/device_info.hpp"
 #include "process.hpp"
+#include "scan.hpp"
 #include "stage_list.hpp"
 #include "usage_cases.hpp"
 
@@ -15,6 +16,8 @@ using cudatutorial::testing::run_process;
 using cudatutorial::testing::UsageCase;
 
 TEST(ScanCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
+    // A number past every stage's (each stage's number is at most the count of rows).
+    const std::string bad_stage = "--stage " + std::to_string(scan::stages().size() + 1);
     expect_usage_errors(SCAN_BIN,
                         {UsageCase{"--n 0", "--n", "must be between 1 and 2^40"},
                          UsageCase{"--n -5", "--n", "negative"}, UsageCase{"--n abc", "--n", "abc"},
@@ -23,7 +26,7 @@ TEST(ScanCli, BadOptionsExitWithTwoAndOneLineNamingTheOption) {
                          UsageCase{"--block 16", "--block", "power of two"},
                          UsageCase{"--block 2048", "--block", "power of two"},
                          UsageCase{"--block 0", "--block", "power of two"},
-                         UsageCase{"--stage 8", "--stage", "is not a stage"},
+                         UsageCase{bad_stage.c_str(), "--stage", "is not a stage"},
                          UsageCase{"--stage 1,x", "--stage", "is not a stage"},
                          UsageCase{"--stage ,", "--stage", "give 'all', 'list'"},
                          UsageCase{"--stage 1 --n 2^40 --block 32", "--block", "2^31 - 1"},

@@ -129,7 +129,9 @@ TEST(ScanLaunchConfig, ValidateConfiguration) {
     EXPECT_THROW(scan::validate_configuration("4", 100, 48), std::invalid_argument);
     EXPECT_THROW(scan::validate_configuration("4", 100, 16), std::invalid_argument);
     EXPECT_THROW(scan::validate_configuration("4", 100, 2048), std::invalid_argument);
-    EXPECT_THROW(scan::validate_configuration("8", 100, 256), std::invalid_argument);
+    // An id past every stage's (each stage's number is at most the count of rows).
+    const std::string no_such_stage = std::to_string(scan::stages().size() + 1);
+    EXPECT_THROW(scan::validate_configuration(no_such_stage, 100, 256), std::invalid_argument);
     EXPECT_NO_THROW(scan::validate_configuration("cub", 100, 0));  // its own block size
     EXPECT_NO_THROW(scan::validate_configuration("copy", 100, 0));
     try {
