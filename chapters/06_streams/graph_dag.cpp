@@ -1,4 +1,5 @@
 #include "graph_dag.hpp"
+#include "graph_launch.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -230,3 +231,28 @@ TimeSummary summarize_times(const Dag& dag, const std::vector<NodeTime>& times) 
 }
 
 }  // namespace streams::graph
+
+namespace streams {
+
+int launch_overhead_depth(const ScenarioConfig& config) {
+    return std::max(1, config.graph_kernels / std::max(1, config.graph_branches));
+}
+
+std::vector<graph::Dag> launch_overhead_shapes(const ScenarioConfig& config) {
+    return {graph::make_chain(config.graph_kernels),
+            graph::make_fork_join(config.graph_branches, launch_overhead_depth(config))};
+}
+
+graph::Dag launch_overhead_demo_shape(const ScenarioConfig& config) {
+    return graph::make_fork_join(config.graph_branches, kLaunchOverheadDemoDepth);
+}
+
+int launch_overhead_kernel_count(const ScenarioConfig& config) {
+    int kernels = static_cast<int>(launch_overhead_demo_shape(config).nodes.size());
+    for (const auto& dag : launch_overhead_shapes(config)) {
+        kernels += static_cast<int>(dag.nodes.size());
+    }
+    return kernels;
+}
+
+}  // namespace streams

@@ -14,6 +14,7 @@
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "graph_dag.hpp"
+#include "streams.hpp"
 
 namespace streams::graph {
 
@@ -81,3 +82,25 @@ class GraphRunner {
 };
 
 }  // namespace streams::graph
+
+namespace streams {
+
+// What scenario 6 launches (graph_dag.cpp).
+
+/// Kernels per branch of the printed fork-join.
+inline constexpr int kLaunchOverheadDemoDepth = 4;
+
+/// Branches of the fork-join, and kernels per branch: `kernels` / `branches` (at least 1).
+int launch_overhead_depth(const ScenarioConfig& config);
+
+/// The two measured shapes for `config`: a chain of config.graph_kernels kernels, and a root,
+/// config.graph_branches branches of launch_overhead_depth() kernels and a join.
+std::vector<graph::Dag> launch_overhead_shapes(const ScenarioConfig& config);
+
+/// The small fork-join (every branch 4 kernels deep) whose timeline is printed kernel by kernel.
+graph::Dag launch_overhead_demo_shape(const ScenarioConfig& config);
+
+/// Kernels of all shapes scenario 6 runs (the two measured shapes and the demo).
+int launch_overhead_kernel_count(const ScenarioConfig& config);
+
+}  // namespace streams

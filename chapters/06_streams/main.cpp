@@ -2,6 +2,7 @@
 // `--default-stream per-thread`, run side by side; every kernel timed from inside with
 // %globaltimer, so the timelines below are measured, not drawn.
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "cudatutorial/cli.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/sections.hpp"
+#include "cudatutorial/stage.hpp"
 #include "cudatutorial/table_run.hpp"
 #include "launch_overhead.hpp"
 #include "measurement.hpp"
@@ -138,12 +141,7 @@ void add_options(CLI::App& app, Options& o) {
 
 // --stage list: the scenarios, as stage descriptors (id, key, what is launched).
 int list_scenarios(const Options& o) {
-    std::vector<ct::StageDescriptor> entries;
-    for (const streams::ScenarioInfo& info : streams::scenario_list()) {
-        entries.push_back(
-            {std::to_string(info.id), info.key, info.title, ct::StageRole::kProgression});
-    }
-    return ct::list_stages(o.common, "streams", {{"", ct::descriptors(entries)}});
+    return ct::list_stages(o.common, "streams", {{"", ct::descriptors(streams::scenario_list())}});
 }
 
 // Scenario 9's rows compare with their own baseline (9a, launch + synchronize), in a group of
@@ -197,23 +195,16 @@ streams::ScenarioConfig checked_config(const Options& o) {
     return config;
 }
 
-// The scenarios to run, in order, each once: those named, or 1 to kDefaultScenarioCount.
-std::vector<int> chosen_scenarios(const Options& o) {
-    std::vector<int> scenarios;
+// The scenarios to run, in order, each once: those named, or those a run without --stage runs.
+std::vector<const streams::ScenarioInfo*> chosen_scenarios(const Options& o) {
     for (const std::string& item : o.scenarios) {
         if (item == "list") {
             throw ct::UsageError("--stage", "list stands alone: it lists the scenarios");
         }
-        scenarios.push_back(std::stoi(item));  // 1..kScenarioCount: checked by the option
     }
-    if (scenarios.empty()) {
-        for (int s = 1; s <= streams::kDefaultScenarioCount; ++s) {
-            scenarios.push_back(s);
-        }
-    }
-    std::sort(scenarios.begin(), scenarios.end());
-    scenarios.erase(std::unique(scenarios.begin(), scenarios.end()), scenarios.end());
-    return scenarios;
+    return ct::select_stages(streams::scenario_list(), o.scenarios, "--stage",
+                             std::function<bool(const streams::ScenarioInfo&)>(
+                                 [](const streams::ScenarioInfo& s) { return s.by_default; }));
 }
 
 // The run's information (the table's header), printed as the run's first lines with each
@@ -265,33 +256,23 @@ struct Run {
     std::vector<streams::Build> builds;
     ct::DeviceInfo device;
     std::vector<streams::ScenarioMeasurement> timelines;
+    ct::TableRun* table = nullptr;  ///< the summary table every scenario adds its rows to
 };
 
-std::vector<ct::ResultRow> persistent_rows(Run& r) {
-    return streams::persistent::run_persistent_scenario(std::cout, r.config);
-}
-
-std::vector<ct::ResultRow> launch_overhead_rows(Run& r) {
-    return streams::run_launch_overhead(std::cout, r.config, r.o.common.warmup,
-                                        r.o.common.repetitions, r.o.width, r.device);
-}
-
-std::vector<ct::ResultRow> copy_bandwidth_rows(Run& r) {
-    return streams::run_copy_bandwidth_scenario(std::cout, r.config, r.o.common.warmup,
-                                                r.o.common.repetitions);
-}
-
-std::vector<ct::ResultRow> pipeline_rows(Run& r) {
-    return streams::pipeline::run_pipeline_scenario(std::cout, r.config, r.o.common.warmup,
-                                                    r.o.common.repetitions, r.o.width);
+int add_rows(Run& r, std::vector<ct::ResultRow> rows) {
+    for (ct::ResultRow& row : rows) {
+        r.table->add(std::move(row));
+    }
+    return ct::to_int(ct::ExitCode::kSuccess);  // the rows' verdicts decide, at finish()
 }
 
 // Scenarios 1-5: the stream rules, the same scenario in every build, side by side.
-std::vector<ct::ResultRow> stream_rule_rows(Run& r, int scenario) {
+void run_stream_rules(Run& r, const streams::ScenarioInfo& scenario) {
+    const int id = std::stoi(scenario.id);
     std::vector<streams::ScenarioMeasurement> side_by_side;
     for (const auto b : r.builds) {
-        side_by_side.push_back(streams::measure_scenario(b, scenario, r.config, r.o.common.warmup,
-                                                         r.o.common.repetitions));
+        side_by_side.push_back(
+            streams::measure_scenario(b, id, r.config, r.o.common.warmup, r.o.common.repetitions));
     }
     streams::print_scenario(std::cout, side_by_side, r.o.width);
     std::vector<ct::ResultRow> rows;
@@ -299,31 +280,46 @@ std::vector<ct::ResultRow> stream_rule_rows(Run& r, int scenario) {
         rows.push_back(streams::summary_row(m));
         r.timelines.push_back(std::move(m));
     }
-    return rows;
+    add_rows(r, std::move(rows));
 }
 
-// The scenarios that measure something of their own (not the stream rules), by number.
-struct OwnScenario {
-    int id;
-    std::vector<ct::ResultRow> (*rows)(Run&);
-};
-const std::vector<OwnScenario>& own_scenarios() {
-    static const std::vector<OwnScenario> list = {
-        {streams::kLaunchOverheadScenario, launch_overhead_rows},
-        {streams::kCopyBandwidthScenario, copy_bandwidth_rows},
-        {streams::kPipelineScenario, pipeline_rows},
-        {streams::kPersistentScenario, persistent_rows},
+// Scenarios 6-9 measure their own way, once (not in each build): sections of the run, named as
+// their scenarios are, each adding its rows to the table.
+
+int launch_overhead_section(Run& r) {
+    return add_rows(r, streams::run_launch_overhead(std::cout, r.config, r.o.common.warmup,
+                                                    r.o.common.repetitions, r.o.width, r.device));
+}
+
+int copy_bandwidth_section(Run& r) {
+    return add_rows(r, streams::run_copy_bandwidth_scenario(std::cout, r.config, r.o.common.warmup,
+                                                            r.o.common.repetitions));
+}
+
+int pipeline_section(Run& r) {
+    return add_rows(r,
+                    streams::pipeline::run_pipeline_scenario(std::cout, r.config, r.o.common.warmup,
+                                                             r.o.common.repetitions, r.o.width));
+}
+
+int persistent_section(Run& r) {
+    prepare_persistent_rows(*r.table, r.config);
+    return add_rows(r, streams::persistent::run_persistent_scenario(std::cout, r.config));
+}
+
+const ct::SectionTable<Run>& own_sections() {
+    const auto section = [](const char* key, int (*run)(Run&)) {
+        const streams::ScenarioInfo* scenario =
+            ct::find_stage_in(streams::scenario_list(), std::string(key));
+        return ct::section<Run>(key, scenario->idea, run);
     };
-    return list;
-}
-
-std::vector<ct::ResultRow> scenario_rows(Run& r, int scenario) {
-    for (const OwnScenario& own : own_scenarios()) {
-        if (own.id == scenario) {
-            return own.rows(r);
-        }
-    }
-    return stream_rule_rows(r, scenario);
+    static const ct::SectionTable<Run> table({
+        section("launch_overhead", launch_overhead_section),
+        section("copy_bandwidth", copy_bandwidth_section),
+        section("copy_compute_pipeline", pipeline_section),
+        section("persistent_kernel", persistent_section),
+    });
+    return table;
 }
 
 int run(const Options& o) {
@@ -331,7 +327,7 @@ int run(const Options& o) {
         return list_scenarios(o);
     }
     Run r{o, checked_config(o), {}, {}, {}};
-    const std::vector<int> scenarios = chosen_scenarios(o);
+    const std::vector<const streams::ScenarioInfo*> scenarios = chosen_scenarios(o);
     if (o.build != "per-thread") {
         r.builds.push_back(streams::Build::kLegacy);
     }
@@ -341,8 +337,8 @@ int run(const Options& o) {
     r.device = ct::select_device(o.common.device);
     r.config.device = o.common.device;
     std::size_t largest = 0;
-    for (const int s : scenarios) {
-        largest = std::max(largest, streams::device_bytes(s, r.config));
+    for (const streams::ScenarioInfo* s : scenarios) {
+        largest = std::max(largest, streams::device_bytes(std::stoi(s->id), r.config));
     }
     ct::require_device_memory(largest, "the kernels' outputs");
 
@@ -351,13 +347,18 @@ int run(const Options& o) {
     ct::CommonOptions table_files = o.common;
     table_files.csv_path = o.summary_csv;
     ct::TableRun table(streams_run_info(o, r.config, r.device, r.builds), table_files);
-    if (std::count(scenarios.begin(), scenarios.end(), streams::kPersistentScenario) > 0) {
-        prepare_persistent_rows(table, r.config);
-    }
-    for (const int s : scenarios) {
-        for (ct::ResultRow& row : scenario_rows(r, s)) {
-            table.add(std::move(row));
+    r.table = &table;
+    // In scenario order: the stream rules (run in each build), then the sections named.
+    std::vector<std::string> sections;
+    for (const streams::ScenarioInfo* s : scenarios) {
+        if (s->launch != nullptr) {
+            run_stream_rules(r, *s);
+        } else {
+            sections.push_back(s->name);
         }
+    }
+    if (!sections.empty()) {
+        own_sections().run(sections, r);
     }
     table.attach("timelines", streams::timelines_json(r.timelines));
     const int status = table.finish();

@@ -18,6 +18,11 @@
 
 namespace streams::persistent {
 
+/// Untimed warm-up tasks before `tasks` timed ones: a tenth as many, at least 20.
+inline int warmup_tasks_for(int tasks) {
+    return tasks / 10 > 20 ? tasks / 10 : 20;
+}
+
 /// Threads of every task kernel's single block (eight warps).
 inline constexpr unsigned kTaskThreads = 256;
 

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatutorial/stage.hpp"
+
 namespace streams {
 
 /// Which compilation of the scenario sources runs a scenario.
@@ -67,11 +69,9 @@ struct KernelRecord {
 
 /// Threads per block of every worker kernel (each kernel is one block).
 inline constexpr unsigned kWorkerThreads = 128;
-/// Number of scenarios (1..kScenarioCount).
+/// Number of scenarios (1..kScenarioCount): the rows of scenario_list(), whose ids are 1, 2, ...
+/// in order (a test checks both).
 inline constexpr int kScenarioCount = 9;
-/// The scenarios a run without --scenario runs: 1..kDefaultScenarioCount. Scenario 9 (a kernel
-/// that stays resident, spinning, on one SM) runs only when named.
-inline constexpr int kDefaultScenarioCount = 8;
 
 /// What the scenarios launch.
 struct ScenarioConfig {
@@ -103,19 +103,42 @@ struct ScenarioRun {
     std::string output_detail;  ///< the first problem found, or empty
 };
 
-/// The description of one scenario.
-struct ScenarioInfo {
-    int id;                       ///< 1..kScenarioCount
-    const char* key;              ///< short name for tables and files
-    const char* title;            ///< what is launched
-    const char* legacy_rule;      ///< what the rules say for the legacy build
-    const char* per_thread_rule;  ///< what the rules say for the per-thread build
+/// How one build runs a scenario of the stream rules: its compilation of scenarios/*.cu.
+using ScenarioRunner = ScenarioRun (*)(const ScenarioConfig& config);
+
+/// What a scenario's row says beyond its id ("1".."9"), key (the name, for tables and files) and
+/// title (the idea: what is launched).
+struct ScenarioNeeds {
+    const char* legacy_rule = "";      ///< what the rules say for the legacy build
+    const char* per_thread_rule = "";  ///< what the rules say for the per-thread build
+    /// Scenarios 1-5, the stream rules: the per-thread build's runner (the row's `launch` is the
+    /// legacy build's); both run, side by side. Null for 6-9, which measure their own way, once.
+    ScenarioRunner per_thread = nullptr;
+    /// Kernels a run launches with `config`.
+    int (*kernels)(const ScenarioConfig& config) = nullptr;
+    /// Device memory a run allocates, in bytes. Null: what the kernel slots of scenarios 1-5 take
+    /// (rule_scenario_bytes).
+    std::size_t (*device_bytes)(const ScenarioConfig& config) = nullptr;
+    /// The launch in numbers, one line under the title ("N = 8 streams; each worker: ...").
+    std::string (*launches)(const ScenarioConfig& config) = nullptr;
+    /// Shown as how many kernels ran at once over time (too many kernels for a timeline).
+    bool concurrency_profile = false;
 };
+
+/// One scenario of the table (cudatutorial::StageRow): id, key (`name`), title (`idea`), its
+/// rules, and how it runs. Scenario 9 runs only when named (`by_default`: its kernel stays
+/// resident, spinning, on one SM).
+using ScenarioInfo = cudatutorial::StageRow<ScenarioNeeds, ScenarioRunner>;
 
 /// The scenarios, in order.
 const std::vector<ScenarioInfo>& scenario_list();
+
 /// Scenario `id` (1..kScenarioCount); throws std::out_of_range otherwise.
 const ScenarioInfo& scenario_info(int id);
+
+/// What the kernel slots of a run of scenarios 1-5 allocate: for each kernel, n outputs and two
+/// time records (scenario_kit.cuh's KernelSlots).
+std::size_t rule_scenario_bytes(int kernels, const ScenarioConfig& config);
 
 /// Kernels a run of `scenario` launches with `config`.
 int kernel_count(int scenario, const ScenarioConfig& config);
@@ -124,16 +147,25 @@ std::size_t device_bytes(int scenario, const ScenarioConfig& config);
 
 /// Runs `scenario` (1..5) once in `build` on the current device and returns its kernels' records,
 /// already checked against the CPU reference (expected_output in worker_output.hpp).
-/// Throws cudatutorial::CudaError on a CUDA failure and std::out_of_range on a bad scenario.
+/// Throws cudatutorial::CudaError on a CUDA failure, std::out_of_range on a bad scenario and
+/// std::invalid_argument for a scenario that does not run per build (6-9).
 ScenarioRun run_scenario(Build build, int scenario, const ScenarioConfig& config);
 
-/// The legacy compilation of scenarios/*.cu (called through run_scenario).
+// Scenarios 1-5 as each build compiled them (scenarios/*.cu, compiled twice; the rows of
+// scenario_list() name them).
 namespace legacy {
-ScenarioRun run_scenario(int scenario, const ScenarioConfig& config);
-}
-/// The `--default-stream per-thread` compilation of scenarios/*.cu.
+ScenarioRun run_created_default_created(const ScenarioConfig& config);  // scenario 1
+ScenarioRun run_non_blocking_stream(const ScenarioConfig& config);      // scenario 2
+ScenarioRun run_default_between_streams(const ScenarioConfig& config);  // scenario 3
+ScenarioRun run_host_threads(const ScenarioConfig& config);             // scenario 4
+ScenarioRun run_concurrency_limit(const ScenarioConfig& config);        // scenario 5
+}  // namespace legacy
 namespace per_thread {
-ScenarioRun run_scenario(int scenario, const ScenarioConfig& config);
-}
+ScenarioRun run_created_default_created(const ScenarioConfig& config);
+ScenarioRun run_non_blocking_stream(const ScenarioConfig& config);
+ScenarioRun run_default_between_streams(const ScenarioConfig& config);
+ScenarioRun run_host_threads(const ScenarioConfig& config);
+ScenarioRun run_concurrency_limit(const ScenarioConfig& config);
+}  // namespace per_thread
 
 }  // namespace streams

@@ -287,7 +287,7 @@ TEST(LaunchOverhead, ShapesFollowTheOptions) {
     config.graph_branches = 5;
     EXPECT_EQ(streams::launch_overhead_depth(config), 1);
     EXPECT_EQ(streams::launch_overhead_shapes(config)[1].nodes.size(), 7u);
-    EXPECT_EQ(streams::scenario_info(streams::kLaunchOverheadScenario).key,
+    EXPECT_EQ(streams::scenario_info(streams::kLaunchOverheadScenario).name,
               std::string("launch_overhead"));
 }
 

@@ -1,6 +1,8 @@
 // The stream-rule model: which kernels must run one after the other.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "stream_rules.hpp"
@@ -149,4 +151,37 @@ TEST(StreamsScenarios, DeviceBytesCountOutputsAndBothTimeRecordsPerKernel) {
     EXPECT_EQ(streams::device_bytes(3, config), 16u * (4096u * 4u + 48u));
     EXPECT_EQ(streams::device_bytes(4, config), 8u * (4096u * 4u + 48u));
     EXPECT_EQ(streams::device_bytes(5, config), 256u * (4096u * 4u + 48u));
+}
+
+// The scenario list is data: ids 1..kScenarioCount in order, each row with what its run needs;
+// the stream-rule scenarios run in both builds, the others measure their own way, once.
+TEST(ScenarioList, RowsSayHowEachScenarioRuns) {
+    const auto& list = streams::scenario_list();
+    ASSERT_EQ(list.size(), static_cast<std::size_t>(streams::kScenarioCount));
+    const streams::ScenarioConfig config;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const streams::ScenarioInfo& s = list[i];
+        SCOPED_TRACE(s.id);
+        EXPECT_EQ(s.id, std::to_string(i + 1));
+        EXPECT_EQ(&streams::scenario_info(static_cast<int>(i + 1)), &s);
+        EXPECT_FALSE(s.name.empty());
+        EXPECT_FALSE(s.idea.empty());
+        EXPECT_STRNE(s.legacy_rule, "");
+        EXPECT_STRNE(s.per_thread_rule, "");
+        ASSERT_NE(s.kernels, nullptr);
+        EXPECT_GE(s.kernels(config), 0);
+        EXPECT_EQ(s.launch == nullptr, s.per_thread == nullptr);  // both builds or neither
+        EXPECT_EQ(s.launch != nullptr, s.launches != nullptr);    // a rule scenario says its launch
+        EXPECT_EQ(s.launch != nullptr, s.device_bytes == nullptr);
+        EXPECT_GT(streams::device_bytes(static_cast<int>(i + 1), config), 0u);
+    }
+    EXPECT_THROW(streams::scenario_info(0), std::out_of_range);
+    EXPECT_THROW(streams::scenario_info(streams::kScenarioCount + 1), std::out_of_range);
+    EXPECT_EQ(streams::kernel_count(3, config), 2 * config.streams);
+    EXPECT_EQ(streams::device_bytes(1, config), streams::rule_scenario_bytes(3, config));
+    // What print_scenario shows under the title: N for scenarios 3 and 4, K for 5.
+    EXPECT_NE(streams::scenario_info(3).launches(config).find("N = 8 streams"), std::string::npos);
+    EXPECT_NE(streams::scenario_info(5).launches(config).find("K = 256 kernels"),
+              std::string::npos);
+    EXPECT_TRUE(streams::scenario_info(5).concurrency_profile);
 }

@@ -38,18 +38,11 @@ OWN_TIMING = re.compile(
 # from reported_row() (benchmark.hpp).
 OWN_TIMED_ROW = re.compile(r"\.timed\s*=(?!=)(?!\s*false\b)")
 
-# Files allowed to build timed rows by hand, each with its reason. Chapter 0's lesson on timing
-# methods times one kernel five ways, each with its own clock (that is what it teaches); the
-# others are chapter 6's reports, which build their rows from measurements of their own until
-# their scenarios are timed through the stage protocol (an entry that no longer builds one must
-# leave: test_the_timed_row_exceptions_are_still_needed).
+# Files allowed to build timed rows by hand, each with its reason: chapter 0's lesson on timing
+# methods times one kernel five ways, each with its own clock (that is what it teaches). An entry
+# that no longer builds one must leave (test_the_timed_row_exceptions_are_still_needed).
 OWN_TIMED_ROW_ALLOWED = {
     "chapters/00_first_kernel/main.cpp": "the lesson on timing methods: five clocks, one kernel",
-    "chapters/06_streams/copy_bandwidth.cpp": "not yet on the stage protocol",
-    "chapters/06_streams/measuring/launch_overhead.cpp": "not yet on the stage protocol",
-    "chapters/06_streams/measuring/pipeline_report.cpp": "not yet on the stage protocol",
-    "chapters/06_streams/measuring/round_trip.cpp": "not yet on the stage protocol",
-    "chapters/06_streams/measuring/streams_report.cpp": "not yet on the stage protocol",
 }
 
 # Chapters allowed to make their tables and call finish_table themselves: none. A chapter added

@@ -5,13 +5,12 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "measurement.hpp"
 #include "timeline.hpp"
 
 namespace streams {
 
 namespace {
-
-constexpr int kDemoDepth = 4;
 
 std::string fixed(double value, int decimals) {
     return cudatutorial::format_fixed(value, decimals);
@@ -40,27 +39,6 @@ std::string setup_text(const LaunchMeasurement& m) {
 }
 
 }  // namespace
-
-int launch_overhead_depth(const ScenarioConfig& config) {
-    return std::max(1, config.graph_kernels / std::max(1, config.graph_branches));
-}
-
-std::vector<graph::Dag> launch_overhead_shapes(const ScenarioConfig& config) {
-    return {graph::make_chain(config.graph_kernels),
-            graph::make_fork_join(config.graph_branches, launch_overhead_depth(config))};
-}
-
-graph::Dag launch_overhead_demo_shape(const ScenarioConfig& config) {
-    return graph::make_fork_join(config.graph_branches, kDemoDepth);
-}
-
-int launch_overhead_kernel_count(const ScenarioConfig& config) {
-    int kernels = static_cast<int>(launch_overhead_demo_shape(config).nodes.size());
-    for (const auto& dag : launch_overhead_shapes(config)) {
-        kernels += static_cast<int>(dag.nodes.size());
-    }
-    return kernels;
-}
 
 std::string check_graph_run(const graph::Dag& dag, std::uint32_t salt, const graph::GraphRun& run) {
     if (run.times.size() != dag.nodes.size() || run.buffer.size() != dag.elements()) {
@@ -174,15 +152,8 @@ LaunchMeasurement measure_launch(const graph::Dag& dag, graph::LaunchMode mode, 
 }
 
 cudatutorial::ResultRow launch_row(const std::string& id, const LaunchMeasurement& m) {
-    cudatutorial::ResultRow row;
-    row.id = id;
-    row.name = m.shape + ", " + graph::mode_name(m.mode);
-    row.timed = m.span_ms.samples > 0;
-    row.stats = m.span_ms;
-    row.bytes = 0;
-    row.passed = m.passed();
-    row.detail = m.detail;
-    row.in_progression = false;
+    cudatutorial::ResultRow row = scenario_row(id, m.shape + ", " + graph::mode_name(m.mode),
+                                               m.span_ms, {m.passed(), m.detail});
     row.with("kernels", std::to_string(m.kernels))
         .with("max at once", std::to_string(m.shown.max_at_once))
         .with("sum/wall", fixed(m.shown.sum_over_span, 2))
@@ -233,7 +204,7 @@ std::vector<cudatutorial::ResultRow> run_launch_overhead(std::ostream& out,
                                                          const cudatutorial::DeviceInfo& device) {
     const ScenarioInfo& info = scenario_info(kLaunchOverheadScenario);
     const std::vector<graph::Dag> shapes = launch_overhead_shapes(config);
-    out << "== scenario " << info.id << ": " << info.key << " ==\n" << info.title << "\n";
+    out << "== scenario " << info.id << ": " << info.name << " ==\n" << info.idea << "\n";
     out << "chain: " << shapes[0].nodes.size() << " kernels in one stream; fork-join: a root, "
         << config.graph_branches << " branches of " << launch_overhead_depth(config)
         << " kernels (one stream each when launched one by one), a join: " << shapes[1].nodes.size()
@@ -284,7 +255,7 @@ std::vector<cudatutorial::ResultRow> run_launch_overhead(std::ostream& out,
             if (!m.detail.empty()) {
                 failures.push_back(m.shape + ", " + graph::mode_name(m.mode) + ": " + m.detail);
             }
-            rows.push_back(launch_row(std::to_string(info.id) + letter, m));
+            rows.push_back(launch_row(info.id + letter, m));
             ++letter;
         }
     }
@@ -295,8 +266,9 @@ std::vector<cudatutorial::ResultRow> run_launch_overhead(std::ostream& out,
     // The fork-join kernel by kernel, small enough for one row each: launched one by one and as
     // a graph, on one time axis.
     const graph::Dag demo = launch_overhead_demo_shape(config);
-    out << "\nthe fork-join with " << config.graph_branches << " branches of " << kDemoDepth
-        << ", kernel by kernel (the last of " << repetitions << " timed runs)\n";
+    out << "\nthe fork-join with " << config.graph_branches << " branches of "
+        << kLaunchOverheadDemoDepth << ", kernel by kernel (the last of " << repetitions
+        << " timed runs)\n";
     std::vector<LaunchMeasurement> demos;
     for (const auto mode : {graph::LaunchMode::kStreams, graph::LaunchMode::kCapturedGraph}) {
         demos.push_back(measure_launch(demo, mode, warmup, repetitions, config.salt));

@@ -21,19 +21,6 @@ namespace streams {
 /// The number of the launch-overhead scenario in scenario_list().
 inline constexpr int kLaunchOverheadScenario = 6;
 
-/// Branches of the fork-join, and kernels per branch: `kernels` / `branches` (at least 1).
-int launch_overhead_depth(const ScenarioConfig& config);
-
-/// The two measured shapes for `config`: a chain of config.graph_kernels kernels, and a root,
-/// config.graph_branches branches of launch_overhead_depth() kernels and a join.
-std::vector<graph::Dag> launch_overhead_shapes(const ScenarioConfig& config);
-
-/// The small fork-join (every branch 4 kernels deep) whose timeline is printed kernel by kernel.
-graph::Dag launch_overhead_demo_shape(const ScenarioConfig& config);
-
-/// Kernels of all shapes scenario 6 runs (the two measured shapes and the demo).
-int launch_overhead_kernel_count(const ScenarioConfig& config);
-
 /// Empty when `run` is right for run `salt` of `dag`: every kernel recorded its times and the
 /// buffer equals the CPU reference exactly; otherwise the first problem.
 std::string check_graph_run(const graph::Dag& dag, std::uint32_t salt, const graph::GraphRun& run);

@@ -58,4 +58,22 @@ ScenarioMeasurement measure_scenario(Build build, int scenario, const ScenarioCo
     return measurement;
 }
 
+cudatutorial::ResultRow scenario_row(const std::string& id, const std::string& name,
+                                     const cudatutorial::Stats& stats,
+                                     const cudatutorial::Verification& verdict) {
+    namespace ct = cudatutorial;
+    ct::Measurement measured;
+    measured.stats = stats;
+    measured.before = verdict;
+    measured.after = verdict;
+    // Role baseline: a row of its own, outside the x prev chain.
+    ct::ResultRow row = ct::reported_row(
+        ct::StageDescriptor(id, name, "", ct::StageRole::kBaseline), ct::StageHooks(), measured);
+    if (stats.samples == 0) {
+        row.timed = false;
+    }
+    row.detail = verdict.detail;
+    return row;
+}
+
 }  // namespace streams

@@ -35,4 +35,13 @@ struct ScenarioMeasurement {
 ScenarioMeasurement measure_scenario(Build build, int scenario, const ScenarioConfig& config,
                                      int warmup, int repetitions);
 
+/// The table row of a scenario measured its own way (the kernels' %globaltimer, events around a
+/// copy, the host clock around a task): `stats` and `verdict` as measured, through
+/// cudatutorial::reported_row, the path of every row that time_stage() does not time. Outside the
+/// x prev chain (the scenarios are not steps of one optimization); not timed when `stats` holds
+/// no sample; `verdict.detail` kept even when it passed (a note).
+cudatutorial::ResultRow scenario_row(const std::string& id, const std::string& name,
+                                     const cudatutorial::Stats& stats,
+                                     const cudatutorial::Verification& verdict);
+
 }  // namespace streams

@@ -5,6 +5,7 @@
 
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "measurement.hpp"
 #include "pipeline_overlap.hpp"
 #include "timeline.hpp"
 
@@ -183,16 +184,12 @@ std::vector<ct::ResultRow> pipeline_rows(const PipelineResult& r, int shown_chun
         if (run.chunks != shown_chunks) {
             continue;
         }
-        ct::ResultRow row;
-        row.id = "8." + std::to_string(1 + static_cast<int>(run.schedule));
-        row.name = std::string("pipeline_") + schedule_key(run.schedule);
-        row.timed = true;
-        row.stats = run.total_ms;
-        row.bytes = 0;
         // The row stands for its schedule at every K: a failure at another K fails it too, so the
         // program's exit code cannot miss it.
-        row.passed = r.stages_passed;
-        row.detail = r.stages_passed ? "" : "stage runs: " + r.stages_detail;
+        ct::ResultRow row = scenario_row(
+            "8." + std::to_string(1 + static_cast<int>(run.schedule)),
+            std::string("pipeline_") + schedule_key(run.schedule), run.total_ms,
+            {r.stages_passed, r.stages_passed ? "" : "stage runs: " + r.stages_detail});
         for (const auto& other : r.runs) {
             if (other.schedule == run.schedule && !other.passed && row.passed) {
                 row.passed = false;
@@ -238,7 +235,7 @@ int shown_chunk_count(const std::vector<int>& chunk_counts) {
 std::vector<ct::ResultRow> run_pipeline_scenario(std::ostream& out, const ScenarioConfig& config,
                                                  int warmup, int repetitions, int width) {
     const ScenarioInfo& info = scenario_info(kPipelineScenario);
-    out << "== scenario " << info.id << ": " << info.key << " ==\n" << info.title << "\n";
+    out << "== scenario " << info.id << ": " << info.name << " ==\n" << info.idea << "\n";
     PipelineConfig pipeline;
     pipeline.n = config.pipeline_n;
     pipeline.chunk_counts = config.pipeline_chunks;

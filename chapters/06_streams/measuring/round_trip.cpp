@@ -10,6 +10,7 @@
 
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/clocks.hpp"
+#include "measurement.hpp"
 
 namespace streams::persistent {
 
@@ -147,10 +148,6 @@ const char* way_key(Way way) {
     return "?";
 }
 
-int warmup_tasks_for(int tasks) {
-    return std::max(20, tasks / 10);
-}
-
 double percentile(std::vector<double> samples, double fraction) {
     if (samples.empty()) {
         return 0.0;
@@ -209,17 +206,9 @@ std::string round_trip_group(std::uint32_t n) {
 }
 
 ct::ResultRow round_trip_row(const std::string& id, const RoundTrip& m, const std::string& group) {
-    ct::ResultRow row;
-    row.id = id;
+    ct::ResultRow row = scenario_row(id, way_key(m.way), m.stats, {m.passed, m.detail});
     row.group = group;
-    row.name = way_key(m.way);
     row.idea = way_name(m.way);
-    row.timed = m.stats.samples > 0;
-    row.stats = m.stats;
-    row.bytes = 0;
-    row.passed = m.passed;
-    row.detail = m.detail;
-    row.in_progression = false;
     row.with("µs/task", m.stats.median_ms * 1000.0, 2)
         .with("p99 µs", m.p99_us, 2)
         .with("tasks", static_cast<double>(m.stats.samples), 0);
@@ -235,7 +224,7 @@ std::vector<ct::ResultRow> run_persistent_scenario(std::ostream& out,
     rt.warmup_tasks = warmup_tasks_for(config.persistent_tasks);
     rt.limits.idle_limit_ms = config.idle_limit_ms;
     rt.salt = config.salt;
-    out << "== scenario " << info.id << ": " << info.key << " ==\n" << info.title << "\n";
+    out << "== scenario " << info.id << ": " << info.name << " ==\n" << info.idea << "\n";
     out << "each task: one block of " << kTaskThreads << " threads adds the task's number to "
         << rt.n << " 32-bit integers in device memory and writes their sum to a receipt in "
         << "mapped host memory; every receipt checked, the buffer after the run\n";

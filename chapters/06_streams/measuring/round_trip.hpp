@@ -47,8 +47,6 @@ std::string check_receipt(const std::vector<std::uint32_t>& initial, std::uint64
 std::string check_values(const std::vector<std::uint32_t>& initial, std::uint64_t tasks,
                          const std::vector<std::uint32_t>& values);
 
-/// Untimed warm-up tasks before `tasks` timed ones: a tenth as many, at least 20.
-int warmup_tasks_for(int tasks);
 /// The value below which `fraction` (0 to 1) of `samples` lie (nearest rank); 0 for none.
 double percentile(std::vector<double> samples, double fraction);
 

@@ -78,21 +78,8 @@ void print_scenario(std::ostream& out, const std::vector<ScenarioMeasurement>& b
     const ScenarioMeasurement& first = builds.front();
     const ScenarioInfo& info = scenario_info(first.scenario);
     const ScenarioConfig& config = first.config;
-    out << "== scenario " << info.id << ": " << info.key << " ==\n" << info.title << "\n";
-    if (info.id == 5) {
-        out << "K = " << config.probe_kernels << " kernels of " << fixed(config.probe_us, 1)
-            << " µs, one block of " << kWorkerThreads << " threads each, " << config.n
-            << " elements written by each\n";
-    } else {
-        if (info.id == 3 || info.id == 4) {
-            out << "N = " << config.streams << (info.id == 3 ? " streams" : " host threads")
-                << "; ";
-        }
-        out << "each worker: one block of " << kWorkerThreads << " threads writing " << config.n
-            << " elements, then spinning until " << fixed(config.kernel_us, 1)
-            << " µs after its start"
-            << (info.id == 3 ? "; each dummy: one thread, one element" : "") << "\n";
-    }
+    out << "== scenario " << info.id << ": " << info.name << " ==\n" << info.idea << "\n";
+    out << info.launches(config) << "\n";
     out << "shown: the last of " << first.runs.size() << " timed runs\n\n";
 
     TimeAxis axis;
@@ -107,7 +94,7 @@ void print_scenario(std::ostream& out, const std::vector<ScenarioMeasurement>& b
         out << build_name(m.build) << " build, compiled with " << build_compile_flag(m.build)
             << "\n";
         out << "  rule: " << rule_for(info, m.build) << "\n";
-        if (info.id == 5) {
+        if (info.concurrency_profile) {
             out << render_concurrency_profile(m.shown.kernels, axis.span_ns, 16, most_at_once,
                                               std::min(width, 64));
         } else {
@@ -119,15 +106,8 @@ void print_scenario(std::ostream& out, const std::vector<ScenarioMeasurement>& b
 
 cudatutorial::ResultRow summary_row(const ScenarioMeasurement& m) {
     const ScenarioInfo& info = scenario_info(m.scenario);
-    cudatutorial::ResultRow row;
-    row.id = std::to_string(m.scenario) + (m.build == Build::kLegacy ? "L" : "P");
-    row.name = info.key;
-    row.timed = true;
-    row.stats = m.wall_ms;
-    row.bytes = 0;
-    row.passed = m.passed();
-    row.detail = m.detail;
-    row.in_progression = false;  // the rows are not steps of one optimization
+    cudatutorial::ResultRow row = scenario_row(info.id + (m.build == Build::kLegacy ? "L" : "P"),
+                                               info.name, m.wall_ms, {m.passed(), m.detail});
     const RunSummary& s = m.shown_summary;
     row.with("build", build_name(m.build))
         .with("kernels", std::to_string(s.kernels))
@@ -150,7 +130,7 @@ void write_timeline_csv(std::ostream& out, const cudatutorial::RunInfo& info,
         for (const auto& k : kernels) {
             out << csv_cell(info.program) << "," << csv_cell(info.gpu_name) << ","
                 << csv_cell(info.timestamp) << "," << m.scenario << ","
-                << csv_cell(scenario_info(m.scenario).key) << "," << build_name(m.build) << ","
+                << csv_cell(scenario_info(m.scenario).name) << "," << build_name(m.build) << ","
                 << csv_cell(k.name) << "," << role_name(k.role) << "," << csv_cell(k.stream) << ","
                 << csv_cell(stream_kind_name(k.stream_kind)) << "," << k.stream_id << ","
                 << k.host_thread << "," << k.sm << ","
@@ -170,7 +150,7 @@ std::string timelines_json(const std::vector<ScenarioMeasurement>& measurements)
         const RunSummary& s = m.shown_summary;
         const ScenarioInfo& info = scenario_info(m.scenario);
         out << (i ? "," : "") << "\n    {\"scenario\": " << m.scenario
-            << ", \"key\": " << json_string(info.key)
+            << ", \"key\": " << json_string(info.name)
             << ", \"build\": " << json_string(build_name(m.build))
             << ", \"compiled\": " << json_string(build_compile_flag(m.build))
             << ", \"timed_runs\": " << m.runs.size()

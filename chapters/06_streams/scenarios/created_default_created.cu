@@ -14,8 +14,9 @@
 #include "scenario_kit.cuh"
 
 namespace streams::STREAMS_BUILD {
+namespace {
 
-ScenarioRun run_created_default_created(const ScenarioConfig& config, unsigned int stream_flags) {
+ScenarioRun three_launches(const ScenarioConfig& config, unsigned int stream_flags) {
     const bool non_blocking = stream_flags == cudaStreamNonBlocking;
     cudatutorial::CudaStream s(stream_flags);
     const std::string s_label = non_blocking ? "s non-blocking" : "s blocking";
@@ -32,6 +33,20 @@ ScenarioRun run_created_default_created(const ScenarioConfig& config, unsigned i
     slots.launch(2, "k3", Role::kWorker, s.get(), s_label, s_kind, 0, duration);
     span.stop();
     return slots.finish(span);
+}
+
+}  // namespace
+
+ScenarioRun run_created_default_created(const ScenarioConfig& config) {
+    return three_launches(config, cudaStreamDefault);
+}
+
+ScenarioRun run_non_blocking_stream(const ScenarioConfig& config) {
+    // EXERCISE BEGIN: scenario 1's three launches, with s created so that k2 (in the
+    // EXERCISE HINT: legacy default stream) may overlap k1 and k3 in the legacy build too
+    return three_launches(config, cudaStreamNonBlocking);
+    // EXERCISE STUB: return three_launches(config, cudaStreamDefault);
+    // EXERCISE END
 }
 
 }  // namespace streams::STREAMS_BUILD

@@ -1,5 +1,4 @@
-// The kernel every scenario launches, the bookkeeping of one run, and the entry point of this
-// build (streams::legacy::run_scenario or streams::per_thread::run_scenario).
+// The kernel every scenario launches and the bookkeeping of one run, in both builds.
 #include "scenario_kit.cuh"
 
 #include <cmath>
@@ -222,28 +221,6 @@ void LegacyStreamSpan::stop() {
 
 double LegacyStreamSpan::elapsed_ms() const {
     return stop_.elapsed_ms_since(start_);
-}
-
-ScenarioRun run_scenario(int scenario, const ScenarioConfig& config) {
-    switch (scenario) {
-        case 1:
-            return run_created_default_created(config, cudaStreamDefault);
-        case 2:
-            // EXERCISE BEGIN: scenario 1's three launches, with s created so that k2 (in the
-            // EXERCISE HINT: legacy default stream) may overlap k1 and k3 in the legacy build too
-            return run_created_default_created(config, cudaStreamNonBlocking);
-            // EXERCISE STUB: return run_created_default_created(config, cudaStreamDefault);
-            // EXERCISE END
-        case 3:
-            return run_default_between_streams(config);
-        case 4:
-            return run_host_threads(config);
-        case 5:
-            return run_concurrency_limit(config);
-        default:
-            throw std::out_of_range("no scenario " + std::to_string(scenario) + " (1 to " +
-                                    std::to_string(kScenarioCount) + ")");
-    }
 }
 
 }  // namespace streams::STREAMS_BUILD

@@ -14,6 +14,7 @@
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
+#include "measurement.hpp"
 #include "worker_output.hpp"
 
 namespace streams {
@@ -334,15 +335,13 @@ std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResu
         if (m.bytes != largest) {
             continue;
         }
-        ct::ResultRow row;
-        row.id = "7." + std::to_string(++index);
-        row.name = std::string(copy_direction_name(m.direction)) + "_" + host_memory_key(m.memory);
-        row.timed = true;
-        row.stats = m.stats;
-        row.bytes = 0;  // GB/s of the host link, not of DRAM: an extra column, not "% peak"
-        // The row stands for every size of its kind and direction: a smaller copy that failed
-        // fails it too, so the program's exit code cannot miss it.
-        row.passed = true;
+        // No bytes (GB/s of the host link, not of DRAM: an extra column, not "% peak"). The row
+        // stands for every size of its kind and direction: a smaller copy that failed fails it
+        // too, so the program's exit code cannot miss it.
+        ct::ResultRow row = scenario_row(
+            "7." + std::to_string(++index),
+            std::string(copy_direction_name(m.direction)) + "_" + host_memory_key(m.memory),
+            m.stats, ct::Verification::pass());
         for (const auto& other : result.measurements) {
             if (other.memory == m.memory && other.direction == m.direction && !other.passed &&
                 row.passed) {
@@ -366,7 +365,7 @@ std::vector<cudatutorial::ResultRow> run_copy_bandwidth_scenario(std::ostream& o
                                                                  const ScenarioConfig& config,
                                                                  int warmup, int repetitions) {
     const ScenarioInfo& info = scenario_info(kCopyBandwidthScenario);
-    out << "== scenario " << info.id << ": " << info.key << " ==\n" << info.title << "\n";
+    out << "== scenario " << info.id << ": " << info.name << " ==\n" << info.idea << "\n";
     const CopyBandwidthResult result =
         measure_copy_bandwidth(config.device, config.copy_max_bytes, warmup, repetitions);
     print_copy_bandwidth(out, result);
