@@ -1,4 +1,5 @@
-// Chapter 0's registries: the stages of each table, in lesson order, with the idea each adds.
+// Chapter 0's registries: the stages of each table, in lesson order, with the idea each adds, each
+// field named (cudatutorial::StageRow). A new stage is its file in stages/ plus one row here.
 #include "first_kernel.hpp"
 
 namespace first_kernel {

@@ -1,5 +1,6 @@
 // Host side of Chapter 5: binnings, generated and file inputs, the CPU reference, the
-// comparison, and the stage list (the kernels are in stages/*.cu).
+// comparison. The stage list is the rows at the end of stages/stage[0-9]*.cu, collected by the
+// build (cmake/StageList.cmake): a new stage is one new file.
 #include "histogram.hpp"
 
 #include <algorithm>

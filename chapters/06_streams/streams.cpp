@@ -1,3 +1,7 @@
+// The scenario list: one row per scenario, each field named (cudatutorial::StageRow), saying how
+// it runs (each build's runner for the stream rules, its kernels, its memory). A new scenario is
+// its file in scenarios/ plus one row here (and, for one that measures its own way, a section in
+// main.cpp).
 #include "streams.hpp"
 
 #include <algorithm>

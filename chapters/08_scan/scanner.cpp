@@ -1,5 +1,6 @@
-// Validation, launch planning and the Scanner (host code; the kernels are in stages/). The copy
-// ceiling is here too: one cudaMemcpyAsync of the n values, the same bytes as a scan.
+// Validation, launch planning and the Scanner (host code). The kernels are in stages/, each file
+// ending with its row of the stage list, which the build collects (cmake/StageList.cmake): a new
+// stage is one new file. The copy ceiling's row is stages/device_copy.cpp.
 #include <algorithm>
 #include <climits>
 #include <cstdint>

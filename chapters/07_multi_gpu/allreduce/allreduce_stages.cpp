@@ -1,4 +1,5 @@
-// The all-reduce stage list: the executable, the tests and the README share it.
+// The all-reduce stage list, one row per stage, each field named (cudatutorial::StageRow): the
+// executable, the tests and the README share it. A new stage is its file plus one row here.
 #include <memory>
 
 #include "cudatutorial/check.hpp"
