@@ -350,7 +350,6 @@ std::vector<cudatutorial::ResultRow> copy_bandwidth_rows(const CopyBandwidthResu
                              ct::format_bytes(static_cast<double>(other.bytes)) + " copy)";
             }
         }
-        row.in_progression = false;
         row.with("size", ct::format_bytes(static_cast<double>(m.bytes)))
             .with("link GB/s", ct::format_fixed(m.gbs(), 1));
         if (result.link.theoretical_gbs > 0) {

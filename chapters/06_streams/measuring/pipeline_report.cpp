@@ -196,7 +196,6 @@ std::vector<ct::ResultRow> pipeline_rows(const PipelineResult& r, int shown_chun
                 row.detail = "K = " + std::to_string(other.chunks) + ": " + other.detail;
             }
         }
-        row.in_progression = false;
         row.with("K", std::to_string(run.chunks))
             .with("ideal ms", ms(run.ideal_ms))
             .with("sum ms", ms(r.stages.sum_ms()))
