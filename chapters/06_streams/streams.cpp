@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "cudatutorial/report.hpp"
-#include "graph_launch.hpp"
-#include "persistent_kernel.hpp"
-#include "pipeline_overlap.hpp"
+#include "scenarios/graph_launch.hpp"
+#include "scenarios/persistent_kernel.hpp"
+#include "scenarios/pipeline_overlap.hpp"
 
 namespace streams {
 

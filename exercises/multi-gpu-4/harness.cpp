@@ -16,13 +16,17 @@
 //   - a watchdog: a barrier that never opens ends the run with a FAIL after --hang-seconds.
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cudatutorial/check.hpp"
@@ -31,6 +35,7 @@
 #include "cudatutorial/device_buffer.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "multi_gpu.hpp"
 #include "one_shot_exercise.hpp"
 
@@ -234,54 +239,69 @@ int missing_gpus() {
     return 0;
 }
 
-/// Times the call with no GPU late, each from the moment GPU 0's stream starts it to the moment
-/// both have finished (fork and join through events), then checks the last result once more.
-/// `end_hung` ends the run when a timed call does not finish.
-template <class EndHung>
-void time_calls(const Options& o, const mg::GpuSet& gpus, std::vector<Rank>& ranks,
-                std::vector<ex::OneShotArgs>& args, unsigned blocks, ct::ResultRow& row,
-                const EndHung& end_hung) {
+/// Calls `on_timeout` from a thread of its own unless it is destroyed within `seconds`: the
+/// guard of a wait that a barrier that never opens would make endless.
+class Watchdog {
+  public:
+    Watchdog(double seconds, std::function<void()> on_timeout)
+        : thread_([this, seconds, on_timeout = std::move(on_timeout)] {
+              std::unique_lock<std::mutex> lock(mutex_);
+              if (!done_changed_.wait_for(lock, std::chrono::duration<double>(seconds),
+                                          [this] { return done_; })) {
+                  on_timeout();
+              }
+          }) {}
+    ~Watchdog() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            done_ = true;
+        }
+        done_changed_.notify_all();
+        thread_.join();
+    }
+    Watchdog(const Watchdog&) = delete;
+    Watchdog& operator=(const Watchdog&) = delete;
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable done_changed_;
+    bool done_ = false;
+    std::thread thread_;  // last: started once the members it reads exist
+};
+
+/// The call with no GPU late, timed as every row is (time_stage, benchmark.hpp): GPU 0's stream
+/// forks to GPU 1's, both launch, GPU 0's joins, and CUDA events on GPU 0's stream bracket it;
+/// the result is checked before and after the timed calls.
+ct::StageHooks timed_call(const Options& o, const mg::GpuSet& gpus, const mg::ForkJoin& order,
+                          std::vector<Rank>& ranks, std::vector<ex::OneShotArgs>& args,
+                          unsigned blocks) {
     for (ex::OneShotArgs& a : args) {
         a.hold_back_ns = 0;  // the time of the call itself, not of the test's delay
     }
-    const mg::ForkJoin order(gpus);
-    cudaEvent_t start = nullptr;
-    cudaEvent_t stop = nullptr;
-    const mg::DeviceGuard guard(0);
-    CT_CHECK(cudaEventCreate(&start));
-    CT_CHECK(cudaEventCreate(&stop));
-    std::vector<double> samples;
-    for (int rep = 0; rep < o.common.warmup + o.common.repetitions; ++rep) {
-        CT_CHECK(cudaEventRecord(start, gpus.stream(0)));
+    ct::StageHooks hooks;
+    hooks.launch = [&, blocks](cudaStream_t) {
         order.fork();
         for (int g = 0; g < kRanks; ++g) {
             const mg::DeviceGuard on(g);
             ex::launch_one_shot(args[g], blocks, static_cast<unsigned>(o.threads), gpus.stream(g));
         }
         order.join();
-        CT_CHECK(cudaEventRecord(stop, gpus.stream(0)));
-        if (!finished_within(gpus, o.hang_seconds)) {
-            end_hung("a timed call");
+    };
+    hooks.verify = [&] {
+        // send still holds the last call's input: every timed call recomputes its sum.
+        const std::vector<float> expected =
+            mg::allreduce_expected(o.seed + o.calls - 1, kRanks, o.n);
+        for (int g = 0; g < kRanks; ++g) {
+            const mg::DeviceGuard on(g);
+            if (std::memcmp(ranks[g].recv.to_host().data(), expected.data(), o.n * sizeof(float)) !=
+                0) {
+                return ct::Verification{false, "GPU " + std::to_string(g) + ": wrong"};
+            }
         }
-        float ms = 0;
-        CT_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        if (rep >= o.common.warmup) {
-            samples.push_back(ms);
-        }
-    }
-    CT_CHECK(cudaEventDestroy(start));
-    CT_CHECK(cudaEventDestroy(stop));
-    row.timed = true;
-    row.stats = ct::summarize(samples);
-    const std::vector<float> expected = mg::allreduce_expected(o.seed + o.calls - 1, kRanks, o.n);
-    for (int g = 0; g < kRanks && row.passed; ++g) {
-        const mg::DeviceGuard on(g);
-        if (std::memcmp(ranks[g].recv.to_host().data(), expected.data(), o.n * sizeof(float)) !=
-            0) {
-            row.passed = false;
-            row.detail = "GPU " + std::to_string(g) + ": wrong after the timed calls";
-        }
-    }
+        return ct::Verification::pass();
+    };
+    hooks.bytes = o.n * 4.0;
+    return hooks;
 }
 
 int run(const Options& o) {
@@ -346,24 +366,24 @@ int run(const Options& o) {
         }
     }
 
-    ct::ResultTable table(describe(o, blocks, first_seq));
-    ct::ResultRow row;
-    row.id = "4";
-    row.name = "one_shot (your flag barrier)";
-    row.idea =
-        "push into every peer's staging, one system-scope release/acquire flag barrier, "
-        "sum in rank order";
-    row.bytes = n * 4.0;
-    row.with("calls", std::to_string(o.calls)).with("blocks", std::to_string(blocks));
+    ct::TableRun table(describe(o, blocks, first_seq), o.common);
+    const ct::StageDescriptor stage(
+        "4", "one_shot (your flag barrier)",
+        "push into every peer's staging, one system-scope release/acquire flag barrier, sum in "
+        "rank order");
+    const auto columns = [&](ct::ResultRow& row) {
+        row.with("calls", std::to_string(o.calls)).with("blocks", std::to_string(blocks));
+    };
     // A FAIL for calls still running after --hang-seconds. The kernels spin on: only ending the
     // process stops them (destructors would wait for them, cudaFree first).
     const auto end_hung = [&](const std::string& what) {
-        row.passed = false;
-        row.detail = what + " did not finish within " + ct::format_fixed(o.hang_seconds, 1) +
-                     " s: a barrier that never opens (a flag never stored, a wait for the wrong "
-                     "word, or a comparison that fails when the call number wraps around)";
-        table.add(row);
-        const int code = ct::finish_table(table, o.common);
+        table.could_not_run(stage,
+                            what + " did not finish within " + ct::format_fixed(o.hang_seconds, 1) +
+                                " s: a barrier that never opens (a flag never stored, a wait for "
+                                "the wrong word, or a comparison that fails when the call number "
+                                "wraps around)",
+                            columns);
+        const int code = table.finish();
         std::cout.flush();
         std::_Exit(code);
     };
@@ -371,13 +391,25 @@ int run(const Options& o) {
         end_hung("the calls");
     }
     const std::string mismatch = first_mismatch(ranks, o, first_seq);
-    row.passed = mismatch.empty();
-    row.detail = mismatch;
-    if (row.passed && o.common.repetitions > 0) {
-        time_calls(o, gpus, ranks, args, blocks, row, end_hung);
+    if (!mismatch.empty()) {
+        table.could_not_run(stage, mismatch, columns);  // a wrong barrier is not timed
+        return table.finish();
     }
-    table.add(row);
-    return ct::finish_table(table, o.common);
+    const mg::ForkJoin order(gpus);
+    ct::StageHooks hooks = timed_call(o, gpus, order, ranks, args, blocks);
+    hooks.extras = columns;
+    ct::BenchmarkConfig timing = o.common.benchmark_config();
+    timing.stream = gpus.stream(0);
+    const mg::DeviceGuard on_first(0);  // the events and the waits are GPU 0's
+    ct::ResultRow row;
+    {
+        // The watchdog holds its lock while it ends the run, so the row is added only after it
+        // is disarmed (its destructor), never while it writes the table.
+        const Watchdog watchdog(o.hang_seconds, [&] { end_hung("the timed calls"); });
+        row = ct::time_stage(stage, hooks, timing);
+    }
+    table.add(std::move(row));
+    return table.finish();
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "graph_dag.hpp"
 #include "launch_overhead.hpp"
+#include "scenarios/graph_dag.hpp"
 
 using streams::graph::Dag;
 using streams::graph::kRegionWidth;

@@ -11,8 +11,8 @@
 
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
-#include "graph_launch.hpp"
 #include "launch_overhead.hpp"
+#include "scenarios/graph_launch.hpp"
 
 using streams::graph::LaunchMode;
 

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cudatutorial/device_info.hpp"
-#include "persistent_kernel.hpp"
 #include "round_trip.hpp"
+#include "scenarios/persistent_kernel.hpp"
 
 int main(int argc, char** argv) {
     namespace sp = streams::persistent;

@@ -24,9 +24,9 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
-#include "persistent_kernel.hpp"
 #include "process.hpp"
 #include "round_trip.hpp"
+#include "scenarios/persistent_kernel.hpp"
 
 namespace sp = streams::persistent;
 using cudatutorial::testing::sanitizing;

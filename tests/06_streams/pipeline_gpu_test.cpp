@@ -11,7 +11,7 @@
 #include "cudatutorial/cuda_handles.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "gpu_test.hpp"
-#include "pipeline_overlap.hpp"
+#include "scenarios/pipeline_overlap.hpp"
 
 namespace pl = streams::pipeline;
 using cudatutorial::testing::sanitizing;

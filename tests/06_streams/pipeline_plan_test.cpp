@@ -10,8 +10,8 @@
 
 #include "copy_bandwidth.hpp"
 #include "copy_link.hpp"
-#include "pipeline_overlap.hpp"
-#include "pipeline_plan.hpp"
+#include "scenarios/pipeline_overlap.hpp"
+#include "scenarios/pipeline_plan.hpp"
 
 namespace pl = streams::pipeline;
 using pl::Interval;

@@ -83,17 +83,17 @@ TEST(RoundTrip, ChecksCatchAStaleASkippedAndAWrongTask) {
     EXPECT_NE(sp::check_values(initial, 10, values).find("4095 values"), std::string::npos);
 }
 
-TEST(RoundTrip, PercentileByNearestRank) {
-    EXPECT_EQ(sp::percentile({}, 0.99), 0.0);
+TEST(RoundTrip, PercentileByNearestRank) {  // the p99 of every round trip, from stats.hpp
+    EXPECT_EQ(cudatutorial::percentile({}, 0.99), 0.0);
     std::vector<double> samples;
     for (int i = 100; i >= 1; --i) {
         samples.push_back(i);
     }
-    EXPECT_EQ(sp::percentile(samples, 0.99), 99.0);
-    EXPECT_EQ(sp::percentile(samples, 0.5), 50.0);
-    EXPECT_EQ(sp::percentile(samples, 1.0), 100.0);
-    EXPECT_EQ(sp::percentile(samples, 0.0), 1.0);
-    EXPECT_EQ(sp::percentile({7.0}, 0.99), 7.0);
+    EXPECT_EQ(cudatutorial::percentile(samples, 0.99), 99.0);
+    EXPECT_EQ(cudatutorial::percentile(samples, 0.5), 50.0);
+    EXPECT_EQ(cudatutorial::percentile(samples, 1.0), 100.0);
+    EXPECT_EQ(cudatutorial::percentile(samples, 0.0), 1.0);
+    EXPECT_EQ(cudatutorial::percentile({7.0}, 0.99), 7.0);
 }
 
 TEST(RoundTrip, WarmupIsATenthAndAtLeastTwenty) {
@@ -145,9 +145,9 @@ TEST(RoundTrip, RowsCompareWithTheirOwnBaselineOnly) {
     table.add(other);
     const std::string group = sp::round_trip_group(4096);
     EXPECT_EQ(group, "4096 ints");
-    table.add(sp::round_trip_row("9a", made(sp::Way::kLaunch, 0.010), group));
-    table.add(sp::round_trip_row("9b", made(sp::Way::kGraph, 0.011), group));
-    table.add(sp::round_trip_row("9c", made(sp::Way::kPersistent, 0.004), group));
+    table.add(sp::round_trip_row(made(sp::Way::kLaunch, 0.010), group));
+    table.add(sp::round_trip_row(made(sp::Way::kGraph, 0.011), group));
+    table.add(sp::round_trip_row(made(sp::Way::kPersistent, 0.004), group));
     table.set_group_column("task");
     table.set_baseline("9a", "launch+sync");
     EXPECT_FALSE(table.speedup_vs_baseline(0).has_value());  // scenario 6's row: no baseline
@@ -166,7 +166,7 @@ TEST(RoundTrip, AFailedWayIsAFailedRowWithItsReason) {
     m.way = sp::Way::kPersistent;
     m.passed = false;
     m.detail = "the persistent kernel ended (idle limit) before task 7 completed";
-    const auto row = sp::round_trip_row("9c", m, "4096 ints");
+    const auto row = sp::round_trip_row(m, "4096 ints");
     EXPECT_FALSE(row.passed);
     EXPECT_FALSE(row.timed);
     EXPECT_EQ(row.detail, m.detail);

@@ -30,6 +30,16 @@ TEST(Summarize, MedianIgnoresOneOutlier) {
     EXPECT_DOUBLE_EQ(s.max_ms, 50.0);
 }
 
+TEST(Summarize, P99IsTheNearestRankOfTheSlowTail) {
+    std::vector<double> samples;
+    for (int i = 200; i >= 1; --i) {
+        samples.push_back(i);  // any order
+    }
+    EXPECT_EQ(ct::summarize(samples).p99_ms, 198.0);  // rank ceil(0.99 * 200) = 198
+    EXPECT_EQ(ct::summarize({4.0}).p99_ms, 4.0);
+    EXPECT_EQ(ct::summarize({1.0, 2.0, 3.0}).p99_ms, 3.0);
+}
+
 TEST(Summarize, RejectsEmptyNegativeAndNaN) {
     EXPECT_THROW(ct::summarize({}), std::invalid_argument);
     EXPECT_THROW(ct::summarize({1.0, -0.5}), std::invalid_argument);

@@ -212,6 +212,17 @@ TEST(TableRun, ASkippedStageIsUntimedOutsideTheChainAndFailsNothing) {
     ASSERT_TRUE(table.speedup_vs_previous(2).has_value());
     EXPECT_DOUBLE_EQ(*table.speedup_vs_previous(2), 2.0);
     EXPECT_EQ(finish_quietly(run), ct::to_int(ct::ExitCode::kSuccess));
+    // A section that collects its rows first makes the same row with skipped_row().
+    const ct::ResultRow same =
+        ct::skipped_row(refused, skipped.detail, [](ct::ResultRow& r) { r.with("grid", "1 x 1"); });
+    EXPECT_EQ(same.id, skipped.id);
+    EXPECT_EQ(same.idea, skipped.idea);
+    EXPECT_FALSE(same.timed);
+    EXPECT_FALSE(same.passed);
+    EXPECT_TRUE(same.expected_failure);
+    EXPECT_FALSE(same.in_progression);
+    EXPECT_EQ(same.detail, skipped.detail);
+    EXPECT_EQ(same.extra_value("grid"), "1 x 1");
 }
 
 TEST(MemoryTraffic, CountsBytesByElementType) {

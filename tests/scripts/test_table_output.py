@@ -38,6 +38,11 @@ OWN_TIMING = re.compile(
 # from reported_row() (benchmark.hpp).
 OWN_TIMED_ROW = re.compile(r"\.timed\s*=(?!=)(?!\s*false\b)")
 
+# A failure row built by hand: a row marked as an expected failure (a partition the driver will
+# not make, a launch this GPU refuses) goes through TableRun::skip or skipped_row (table_run.hpp),
+# a row that should have run and could not through TableRun::could_not_run.
+OWN_FAILURE_ROW = re.compile(r"\.expected_failure\s*=(?!=)")
+
 # Files allowed to build timed rows by hand, each with its reason: chapter 0's lesson on timing
 # methods times one kernel five ways, each with its own clock (that is what it teaches). An entry
 # that no longer builds one must leave (test_the_timed_row_exceptions_are_still_needed).
@@ -51,10 +56,11 @@ NOT_YET_ON_TABLE_RUN = ()
 
 
 def chapter_sources(root):
-    """(relative path, path) of every chapter source file."""
-    for path in sorted((root / "chapters").rglob("*")):
-        if path.suffix in (".cpp", ".cu", ".hpp", ".cuh") and path.is_file():
-            yield path.relative_to(root).as_posix(), path
+    """(relative path, path) of every chapter and exercise-harness source file."""
+    for folder in ("chapters", "exercises"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in (".cpp", ".cu", ".hpp", ".cuh") and path.is_file():
+                yield path.relative_to(root).as_posix(), path
 
 
 def matching_lines(root, pattern, skipped=()):
@@ -105,6 +111,18 @@ class TableOutputTest(unittest.TestCase):
         self.assertEqual(
             found, [], "make the row with ct::time_stage or TableRun::run, or, for a stage "
             "measured in another process, ct::reported_row (benchmark.hpp):\n" + "\n".join(found))
+
+    def test_chapters_build_no_failure_row_by_hand(self):
+        found = matching_lines(ROOT, OWN_FAILURE_ROW)
+        self.assertEqual(
+            found, [], "make the row with TableRun::skip, ct::skipped_row or "
+            "TableRun::could_not_run (table_run.hpp):\n" + "\n".join(found))
+
+    def test_the_failure_row_pattern_finds_each_assignment(self):
+        for line in ("row.expected_failure = true;", "r.expected_failure=refused;"):
+            self.assertTrue(OWN_FAILURE_ROW.search(line), line)
+        for line in ("if (row.expected_failure == x) {", "if (!first.expected_failure) {"):
+            self.assertFalse(OWN_FAILURE_ROW.search(line), line)
 
     def test_the_timed_row_exceptions_are_still_needed(self):
         found = {line.split(":")[0] for line in matching_lines(ROOT, OWN_TIMED_ROW)}

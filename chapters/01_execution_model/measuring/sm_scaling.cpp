@@ -27,6 +27,7 @@
 #include "cudatutorial/check.hpp"
 #include "cudatutorial/data.hpp"
 #include "cudatutorial/device_buffer.hpp"
+#include "cudatutorial/table_run.hpp"
 #include "green_context.hpp"
 
 namespace execution_model {
@@ -128,18 +129,13 @@ void add_census(ct::ResultRow& row, const std::vector<unsigned int>& block_sm, i
     }
 }
 
+// The row of a partition the driver would not make: skipped (FAIL, expected), not a wrong result.
 ct::ResultRow refused_row(const std::string& id, const std::string& name, int requested,
                           const std::string& why) {
-    ct::ResultRow row;
-    row.id = id;
-    row.name = name;
-    row.timed = false;
-    row.passed = false;
-    row.expected_failure = true;  // a partition the driver will not make is no wrong result
-    row.in_progression = false;
-    row.detail = "no green context of " + std::to_string(requested) + " SMs: " + why;
-    row.with("SMs", std::to_string(requested));
-    return row;
+    return ct::skipped_row(
+        ct::StageDescriptor(id, name, ""),
+        "no green context of " + std::to_string(requested) + " SMs: " + why,
+        [requested](ct::ResultRow& row) { row.with("SMs", std::to_string(requested)); });
 }
 
 // A row and the SMs of its partition.

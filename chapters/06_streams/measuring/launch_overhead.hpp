@@ -12,8 +12,8 @@
 #include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
-#include "graph_dag.hpp"
-#include "graph_launch.hpp"
+#include "scenarios/graph_dag.hpp"
+#include "scenarios/graph_launch.hpp"
 #include "streams.hpp"
 
 namespace streams {

@@ -6,7 +6,7 @@
 #include "cudatutorial/device_info.hpp"
 #include "cudatutorial/report.hpp"
 #include "measurement.hpp"
-#include "pipeline_overlap.hpp"
+#include "scenarios/pipeline_overlap.hpp"
 #include "timeline.hpp"
 
 namespace streams::pipeline {

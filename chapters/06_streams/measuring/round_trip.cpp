@@ -1,15 +1,14 @@
 #include "round_trip.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
+#include <type_traits>
 
+#include "cudatutorial/benchmark.hpp"
 #include "cudatutorial/check.hpp"
-#include "cudatutorial/clocks.hpp"
 #include "measurement.hpp"
 
 namespace streams::persistent {
@@ -32,35 +31,85 @@ std::uint32_t sum_of(const std::vector<std::uint32_t>& values) {
     return sum;
 }
 
-/// What the measurement needs of a way to run tasks: LaunchedTasks or PersistentKernel.
-template <typename Runner>
-void time_tasks(Runner& runner, const std::vector<std::uint32_t>& initial,
-                const RoundTripConfig& config, std::vector<double>& samples_ms, RoundTrip& m) {
-    const int total = config.warmup_tasks + config.tasks;
-    for (int t = 0; t < total; ++t) {
-        const auto start = std::chrono::steady_clock::now();
-        const Receipt receipt = runner.run_task();
-        const auto end = std::chrono::steady_clock::now();
-        const auto task = static_cast<std::uint64_t>(t) + 1;
-        ++m.tasks_checked;
-        const std::string problem = check_receipt(initial, task, receipt);
-        if (!problem.empty() && m.detail.empty()) {
-            m.detail = problem;
-        }
-        if (t >= config.warmup_tasks) {
-            samples_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-        }
-    }
+/// The stage a way is in scenario 9's table: 9a, 9b, 9c in all_ways() order, a baseline row
+/// (outside the x prev chain: the scenarios are not steps of one optimization).
+ct::StageDescriptor way_stage(Way way) {
+    const auto& ways = all_ways();
+    const auto index = std::find(ways.begin(), ways.end(), way) - ways.begin();
+    return ct::StageDescriptor(std::string("9") + static_cast<char>('a' + index), way_key(way),
+                               way_name(way), ct::StageRole::kBaseline);
 }
 
-/// The end of a persistent run: a clean stop, then the buffer.
-std::string finish_persistent(PersistentKernel& kernel, RoundTrip& m) {
-    m.end_state = kernel.stop();
-    if (m.end_state != KernelState::kStopped) {
-        return std::string("the kernel ended by itself (") + kernel_state_name(m.end_state) +
-               "), not by the stop";
-    }
-    return {};
+/// The columns every way's row adds, read from the row's own times.
+ct::StageHooks way_hooks(const std::string& group) {
+    ct::StageHooks hooks;
+    hooks.group = group;
+    hooks.extras = [](ct::ResultRow& row) {
+        if (!row.passed || row.stats.samples == 0) {
+            row.timed = false;  // the calls after a failed task return at once: no time to show
+        }
+        row.with("µs/task", row.stats.median_ms * 1000.0, 2)
+            .with("p99 µs", row.stats.p99_ms * 1000.0, 2)
+            .with("tasks", static_cast<double>(row.stats.samples), 0);
+    };
+    return hooks;
+}
+
+/// Times tasks `runner` runs (LaunchedTasks or PersistentKernel) through time_stage's
+/// round_trip hook: the first task, then config.warmup_tasks - 1 untimed ones, then config.tasks
+/// timed one at a time on the host clock. A timed call only keeps its receipt; each validation
+/// checks the receipts kept since the last, and the second, once every task has run, the buffer
+/// too (for the persistent kernel after a clean stop). After a task fails, the calls left return
+/// at once: the row fails with the reason.
+template <typename Runner>
+void time_tasks(Runner& runner, const std::vector<std::uint32_t>& initial,
+                const RoundTripConfig& config, RoundTrip& m) {
+    const auto total = static_cast<std::size_t>(std::max(1, config.warmup_tasks) + config.tasks);
+    std::vector<Receipt> receipts;
+    receipts.reserve(total);  // no allocation inside a timed call
+    std::string problem;
+    ct::StageHooks hooks = way_hooks(round_trip_group(config.n));
+    hooks.round_trip = [&] {
+        if (!problem.empty()) {
+            return;
+        }
+        try {
+            receipts.push_back(runner.run_task());
+        } catch (const ct::CudaError&) {
+            throw;  // the device is in trouble: the program's exit code 3, not a FAIL row
+        } catch (const std::runtime_error& e) {
+            problem = e.what();  // a task that did not complete, a kernel that ended by itself
+        }
+    };
+    hooks.verify = [&] {
+        for (; static_cast<std::size_t>(m.tasks_checked) < receipts.size(); ++m.tasks_checked) {
+            const auto task = static_cast<std::uint64_t>(m.tasks_checked) + 1;
+            if (problem.empty()) {
+                problem = check_receipt(initial, task, receipts[task - 1]);
+            }
+        }
+        if (problem.empty() && receipts.size() == total) {
+            if constexpr (std::is_same_v<Runner, PersistentKernel>) {
+                m.end_state = runner.stop();
+                if (m.end_state != KernelState::kStopped) {
+                    problem = std::string("the kernel ended by itself (") +
+                              kernel_state_name(m.end_state) + "), not by the stop";
+                }
+            }
+            if (problem.empty()) {
+                problem = check_values(initial, total, runner.values());
+            }
+        }
+        return ct::Verification{problem.empty(), problem};
+    };
+    ct::BenchmarkConfig timing;
+    timing.warmup = std::max(1, config.warmup_tasks) - 1;  // the first task is validated, untimed
+    timing.repetitions = config.tasks;
+    m.row = ct::time_stage(way_stage(m.way), hooks, timing);
+    m.stats = m.row.stats;
+    m.p99_us = m.row.stats.p99_ms * 1000.0;
+    m.passed = m.row.passed;
+    m.detail = m.row.detail;
 }
 
 }  // namespace
@@ -148,16 +197,6 @@ const char* way_key(Way way) {
     return "?";
 }
 
-double percentile(std::vector<double> samples, double fraction) {
-    if (samples.empty()) {
-        return 0.0;
-    }
-    std::sort(samples.begin(), samples.end());
-    const double rank = std::ceil(std::clamp(fraction, 0.0, 1.0) * samples.size());
-    const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-    return samples[std::min(index, samples.size() - 1)];
-}
-
 RoundTrip time_round_trips(Way way, const RoundTripConfig& config) {
     if (config.n == 0 || config.tasks < 1 || config.warmup_tasks < 0) {
         throw std::invalid_argument("time_round_trips: n >= 1, tasks >= 1, warmup_tasks >= 0");
@@ -165,38 +204,22 @@ RoundTrip time_round_trips(Way way, const RoundTripConfig& config) {
     RoundTrip m;
     m.way = way;
     const std::vector<std::uint32_t> initial = initial_values(config.n, config.salt);
-    const auto tasks = static_cast<std::uint64_t>(config.warmup_tasks + config.tasks);
-    std::vector<double> samples_ms;
-    samples_ms.reserve(static_cast<std::size_t>(config.tasks));
-    std::string problem;
-    // The host waits on each task in turn: the clocks are read beside it, every 50 ms.
-    const ct::ClockSampler clocks;
     try {
         if (way == Way::kPersistent) {
             PersistentKernel kernel(initial, config.limits);  // its guard stops it on any exit
-            time_tasks(kernel, initial, config, samples_ms, m);
-            problem = finish_persistent(kernel, m);
-            if (problem.empty()) {
-                problem = check_values(initial, tasks, kernel.values());
-            }
+            time_tasks(kernel, initial, config, m);
         } else {
             LaunchedTasks launched(initial,
                                    way == Way::kGraph ? LaunchWay::kGraph : LaunchWay::kKernel);
-            time_tasks(launched, initial, config, samples_ms, m);
-            problem = check_values(initial, tasks, launched.values());
+            time_tasks(launched, initial, config, m);
         }
     } catch (const ct::CudaError&) {
-        throw;  // the device is in trouble: the program's exit code 3, not a FAIL row
+        throw;
     } catch (const std::runtime_error& e) {
-        problem = e.what();  // a task that did not complete, a kernel that ended by itself
-    }
-    if (m.detail.empty()) {
-        m.detail = problem;
-    }
-    m.passed = m.detail.empty() && samples_ms.size() == static_cast<std::size_t>(config.tasks);
-    if (!samples_ms.empty()) {
-        m.stats = ct::summarize(samples_ms);
-        m.p99_us = percentile(samples_ms, 0.99) * 1000.0;
+        // A persistent kernel that ended before it ran a task, a stop that did not come in time.
+        m.passed = false;
+        m.detail = e.what();
+        m.row = round_trip_row(m, round_trip_group(config.n));
     }
     return m;
 }
@@ -205,14 +228,13 @@ std::string round_trip_group(std::uint32_t n) {
     return std::to_string(n) + " ints";
 }
 
-ct::ResultRow round_trip_row(const std::string& id, const RoundTrip& m, const std::string& group) {
-    ct::ResultRow row = scenario_row(id, way_key(m.way), m.stats, {m.passed, m.detail});
-    row.group = group;
-    row.idea = way_name(m.way);
-    row.with("µs/task", m.stats.median_ms * 1000.0, 2)
-        .with("p99 µs", m.p99_us, 2)
-        .with("tasks", static_cast<double>(m.stats.samples), 0);
-    return row;
+ct::ResultRow round_trip_row(const RoundTrip& m, const std::string& group) {
+    ct::Measurement measured;
+    measured.stats = m.stats;
+    measured.stats.p99_ms = m.p99_us / 1000.0;
+    measured.before = {m.passed, m.detail};
+    measured.after = measured.before;
+    return ct::reported_row(way_stage(m.way), way_hooks(group), measured);
 }
 
 std::vector<ct::ResultRow> run_persistent_scenario(std::ostream& out,
@@ -239,13 +261,12 @@ std::vector<ct::ResultRow> run_persistent_scenario(std::ostream& out,
     std::vector<std::vector<std::string>> lines = {
         {"way", "median µs", "p99 µs", "min-max µs", "x launch", "result"}};
     std::optional<double> baseline_ms;
-    char letter = 'a';
     for (const Way way : all_ways()) {
         const RoundTrip m = time_round_trips(way, rt);
-        if (way == Way::kLaunch && m.stats.samples > 0) {
+        const bool timed = m.row.timed;
+        if (way == Way::kLaunch && timed) {
             baseline_ms = m.stats.median_ms;
         }
-        const bool timed = m.stats.samples > 0;
         lines.push_back(
             {way_name(way), timed ? ct::format_fixed(m.stats.median_ms * 1000.0, 2) : "-",
              timed ? ct::format_fixed(m.p99_us, 2) : "-",
@@ -254,8 +275,7 @@ std::vector<ct::ResultRow> run_persistent_scenario(std::ostream& out,
                    : "-",
              timed && baseline_ms ? ct::format_fixed(*baseline_ms / m.stats.median_ms, 2) : "-",
              m.passed ? "PASS" : "FAIL"});
-        rows.push_back(round_trip_row(std::string("9") + letter, m, group));
-        ++letter;
+        rows.push_back(m.row);
     }
     ct::print_aligned(out, lines, {0});
     for (const auto& row : rows) {

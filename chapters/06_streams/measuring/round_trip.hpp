@@ -15,7 +15,7 @@
 
 #include "cudatutorial/report.hpp"
 #include "cudatutorial/stats.hpp"
-#include "persistent_kernel.hpp"
+#include "scenarios/persistent_kernel.hpp"
 #include "streams.hpp"
 
 namespace streams {
@@ -47,9 +47,6 @@ std::string check_receipt(const std::vector<std::uint32_t>& initial, std::uint64
 std::string check_values(const std::vector<std::uint32_t>& initial, std::uint64_t tasks,
                          const std::vector<std::uint32_t>& values);
 
-/// The value below which `fraction` (0 to 1) of `samples` lie (nearest rank); 0 for none.
-double percentile(std::vector<double> samples, double fraction);
-
 /// What scenario 9 runs.
 struct RoundTripConfig {
     std::uint32_t n = 4096;   ///< values each task updates
@@ -69,18 +66,21 @@ struct RoundTrip {
     std::string detail;         ///< the first problem, or empty
     /// How the persistent kernel ended (kStopped: cleanly); kLaunched for the other ways.
     KernelState end_state = KernelState::kLaunched;
+    /// The row of the chapter's table (round_trip_row's columns), as time_stage made it.
+    cudatutorial::ResultRow row;
 };
 
-/// Runs config.warmup_tasks + config.tasks tasks `way`, one at a time, timing each round trip
-/// and checking each receipt; then checks the buffer (for the persistent kernel, after a clean
-/// stop). A task that fails or times out ends the measurement with passed false and the reason;
-/// a CUDA error is thrown (cudatutorial::CudaError).
+/// Runs config.warmup_tasks + config.tasks tasks `way`, one at a time, through time_stage's
+/// round_trip hook (cudatutorial::measure_round_trip times each call on the host clock): every
+/// receipt checked as it comes, the buffer once every task has run (for the persistent kernel,
+/// after a clean stop). A task that fails or times out ends the measurement with passed false and
+/// the reason; a CUDA error is thrown (cudatutorial::CudaError).
 RoundTrip time_round_trips(Way way, const RoundTripConfig& config);
 
-/// A measurement as a row of the chapter's table: id, the way's key, group `group` (the task),
-/// per-task median and min-max, and the columns "µs/task", "p99 µs" and "tasks".
-cudatutorial::ResultRow round_trip_row(const std::string& id, const RoundTrip& measurement,
-                                       const std::string& group);
+/// A measurement as a row of the chapter's table, the row time_round_trips() makes: the way's id
+/// (9a, 9b, 9c in all_ways() order) and key, group `group` (the task), per-task median and
+/// min-max, and the columns "µs/task", "p99 µs" and "tasks"; not timed when it failed.
+cudatutorial::ResultRow round_trip_row(const RoundTrip& measurement, const std::string& group);
 
 /// The group of scenario 9's rows: "<n> ints".
 std::string round_trip_group(std::uint32_t n);

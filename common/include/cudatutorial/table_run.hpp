@@ -63,7 +63,8 @@ class TableRun {
     void skip(const StageDescriptor& stage, const std::string& reason,
               const std::function<void(ResultRow&)>& extras = {});
     /// Adds `stage`'s row as one that did not run when it should have (a launch this program
-    /// predicted would work, refused): not timed, FAIL, so the run fails; `extras` as in skip().
+    /// predicted would work, refused; work found wrong or hung before it could be timed): not
+    /// timed, FAIL, so the run fails; `extras` as in skip().
     void could_not_run(const StageDescriptor& stage, const std::string& reason,
                        const std::function<void(ResultRow&)>& extras = {});
     /// See ResultTable::add_note.
@@ -86,5 +87,11 @@ class TableRun {
     CommonOptions options_;
     bool finished_ = false;
 };
+
+/// The row TableRun::skip() adds, for a section that collects its rows before it adds them
+/// (chapter 1's SM partitions, whose columns compare the rows): not timed, FAIL (expected),
+/// outside the x prev chain, `reason` as its detail, then `extras`.
+ResultRow skipped_row(const StageDescriptor& stage, const std::string& reason,
+                      const std::function<void(ResultRow&)>& extras = {});
 
 }  // namespace cudatutorial

@@ -54,8 +54,13 @@ ResultRow unrun_row(const StageDescriptor& stage, const std::string& reason,
 
 void TableRun::skip(const StageDescriptor& stage, const std::string& reason,
                     const std::function<void(ResultRow&)>& extras) {
+    add(skipped_row(stage, reason, extras));
+}
+
+ResultRow skipped_row(const StageDescriptor& stage, const std::string& reason,
+                      const std::function<void(ResultRow&)>& extras) {
     // Nothing ran, so nothing is wrong: the row cannot fail the run.
-    add(unrun_row(stage, reason, extras, /*expected=*/true));
+    return unrun_row(stage, reason, extras, /*expected=*/true);
 }
 
 void TableRun::could_not_run(const StageDescriptor& stage, const std::string& reason,
