@@ -2,6 +2,8 @@
 // assumes - a launch and its indices, device memory and copies, checking for errors, timing,
 // shared memory and the barrier - each checked against the CPU every run; and, on request,
 // managed memory and what its page migration costs.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>

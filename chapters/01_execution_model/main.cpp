@@ -1,6 +1,8 @@
 // Chapter 1, the execution model: what this GPU is (device query), how blocks become warps,
 // how much parallelism hides latency (Little's law), how many warps fit (occupancy), and what
 // the block shape does to a memory-bound kernel (the 2D matrix-sum sweep).
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <iostream>
 #include <limits>

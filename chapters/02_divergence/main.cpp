@@ -1,6 +1,8 @@
 // Chapter 2, warp divergence: which lanes of each warp take which path (recorded by the GPU),
 // and what it costs in time - nothing for the textbook's one-line branches (the compiler
 // predicates them), about 2x for branches with long bodies.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <iostream>
 

@@ -1,5 +1,7 @@
 // Chapter 3, parallel reduction: the nine textbook stages, the beyond-the-book stages and CUB,
 // each producing the whole sum on the GPU, checked against the CPU reference and timed.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <iostream>

@@ -1,6 +1,8 @@
 // Chapter 4, nested reduction with dynamic parallelism (CDP2): the textbook's recursive
 // reductions, launched level by level from the GPU, timed and launch-counted next to the flat,
 // host-launched reduction of Chapter 3 and CUB. `--hello` runs the nested hello world instead.
+#include <CLI/CLI.hpp>
+
 #include <climits>
 #include <cstdio>
 #include <iostream>

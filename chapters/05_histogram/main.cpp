@@ -1,6 +1,8 @@
 // Chapter 5, the parallel histogram: from global atomics to privatized, vectorized,
 // bank-conflict-free shared-memory histograms, against CUB. Host code only: the kernels are in
 // stages/*.cu, reached through histogram.hpp.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>

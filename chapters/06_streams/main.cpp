@@ -1,6 +1,8 @@
 // Chapter 6, streams: the same scenario sources compiled with the legacy default stream and with
 // `--default-stream per-thread`, run side by side; every kernel timed from inside with
 // %globaltimer, so the timelines below are measured, not drawn.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <functional>
 #include <iostream>

@@ -1,6 +1,8 @@
 // Chapter 7, more than one GPU: the topology (peer access, link bandwidth), chapters 3 and 5's
 // best stages sharded over the GPUs, and an all-reduce built step by step against NCCL, each
 // result checked against the CPU. With --ranks (or under mpirun), one process per GPU.
+#include <CLI/CLI.hpp>
+
 #include "options.hpp"
 
 namespace ct = cudatutorial;

@@ -1,6 +1,8 @@
 // Chapter 8, scan (prefix sum): seven stages from the naive block scan to a single pass with
 // decoupled look-back, a labelled wrong stage, CUB and the copy ceiling, each scanning the same
 // N values on the GPU, checked against the CPU reference and timed.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>

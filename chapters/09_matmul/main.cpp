@@ -2,6 +2,8 @@
 // cores, cublasSgemm (the baseline) and cuBLAS on the TF32 tensor cores (another precision), each
 // computing the same C = A . B on the GPU, checked against an FP64 reference and timed; with
 // --precision bf16, the tensor-core stages on BF16 against cuBLAS's BF16 GEMM.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <memory>

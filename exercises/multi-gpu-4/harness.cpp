@@ -14,6 +14,8 @@
 //   - with --hold-back-us, every warp but warp 0 (whose threads signal) starts its stores late,
 //     so that a signal that does not wait for the whole block is read before they are issued;
 //   - a watchdog: a barrier that never opens ends the run with a FAIL after --hang-seconds.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>

@@ -5,6 +5,8 @@
 // reader's rate while it fills the pinned buffers (the file, the page cache or the generator).
 #include "streamed_run.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>

@@ -1,4 +1,6 @@
 // Chapter 7's options: what the executable accepts, and every check that needs no GPU.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 

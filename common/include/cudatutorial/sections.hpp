@@ -7,6 +7,8 @@
 /// Host code only (CLI11): keep it out of .cu files.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <string>

@@ -1,5 +1,7 @@
 #include "cudatutorial/cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
