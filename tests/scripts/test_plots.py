@@ -1,6 +1,5 @@
 """Tests of the figures of scripts/plot_results.py (run by ctest as docs.plots_figures; its
-siblings test_plots_*.py as docs.plots_committed, docs.plots_classpage and
-docs.plots_reproducible): every figure of
+siblings test_plots_*.py as docs.plots_classpage and docs.plots_reproducible): every figure of
 the committed results drawn as a class will see it.
 
 Each figure must be 1600 pixels wide and 900 tall (taller only where a long table of several GPUs
@@ -12,9 +11,8 @@ axis labels at least three ticks; every bar and dot says its value, "× baseline
 baseline is drawn in its own style; a star only on the fastest correct stage (never the baseline,
 a warm-up or a wrong row) and never in the baseline's colour; every figure of a folder has its own
 title; at most a quarter of a line plot's labelled points go without their label. The committed
-figures must be the ones the plotter makes from the committed JSON (names here; every committed
-figure checked and redrawn in test_plots_committed.py, the other promises of one plotting
-environment in test_plots_reproducible.py).
+figures must be the ones the plotter makes from the committed JSON (names here; the bytes in
+test_plots_reproducible.py).
 
 matplotlib comes from Debian's python3-matplotlib (/usr/bin/python3): when the Python running
 the tests has no matplotlib, the tests run again under /usr/bin/python3, and are skipped only
@@ -142,39 +140,40 @@ def check_stars(case, figure, docs, name):
                         f"{name}: a star on {key}, which is no table's fastest")
 
 
-def check_figures(case, plt, docs_by_name, compare=False, save_to=None):
-    """Checks every figure of each (name, docs) (check_figure, check_stars, one title each);
-    with `save_to`, then writes it there as the plotter does (figure.save), named after the last
-    part of `name`. Returns how many figures it checked."""
-    count, titles = 0, {}
-    for name, docs in docs_by_name:
-        labels = pr.gpu_labels(docs) if compare else [pr.gpu_label(docs[0])]
-        for suffix, figure in pr.figures_for(docs, labels, plt, compare=compare):
-            with case.subTest(figure=name + suffix):
-                check_figure(case, figure, name + suffix)
-                check_stars(case, figure, docs, name + suffix)
-                case.assertNotIn(figure.title, titles,
-                                 f"{name + suffix} has the title of {titles.get(figure.title)}")
-                if save_to is not None:
-                    figure.save(pathlib.Path(save_to) / (name.split("/")[-1] + suffix))
-            titles[figure.title] = name + suffix
-            plt.close(figure.fig)
-            count += 1
-    return count
-
-
 @unittest.skipUnless(HERE, "matplotlib is not importable by this Python")
 class FiguresTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.plt = pr.import_pyplot()
 
+    def check_all(self, docs_by_name, compare=False):
+        count, titles = 0, {}
+        for name, docs in docs_by_name:
+            labels = pr.gpu_labels(docs) if compare else [pr.gpu_label(docs[0])]
+            for suffix, figure in pr.figures_for(docs, labels, self.plt, compare=compare):
+                with self.subTest(figure=name + suffix):
+                    check_figure(self, figure, name + suffix)
+                    check_stars(self, figure, docs, name + suffix)
+                    self.assertNotIn(figure.title, titles,
+                                     f"{name + suffix} has the title of {titles.get(figure.title)}")
+                titles[figure.title] = name + suffix
+                self.plt.close(figure.fig)
+                count += 1
+        return count
+
+    def test_every_committed_table(self):
+        count = 0
+        for folder in gpu_folders():
+            results = pr.load_results(folder)
+            count += self.check_all([(f"{folder.name}/{stem}", [doc])
+                                     for stem, doc in results.items()])
+        self.assertGreater(count, 0)
+
     def test_every_committed_comparison(self):
         loaded = [pr.load_results(folder) for folder in compare_folders()]
         shared = [stem for stem in loaded[0] if stem in loaded[1]]
-        self.assertGreater(check_figures(self, self.plt,
-                                         [(f"compare_{stem}", [r[stem] for r in loaded])
-                                          for stem in shared], compare=True), 0)
+        self.assertGreater(self.check_all([(f"compare_{stem}", [r[stem] for r in loaded])
+                                           for stem in shared], compare=True), 0)
 
     def test_stars_where_the_reviewer_found_them_wrong(self):
         """Chapter 4: the flat kernel, not the nested per_level; chapter 2: never the warm-up;

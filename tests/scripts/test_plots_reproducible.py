@@ -13,10 +13,9 @@ fail the gate; a changed number must.
   versions (make plots OUT=docs/results, make compare OUT=docs/results/compare), unless --force
   (or CT_PLOT_FORCE=1); anywhere else it writes; a folder drawn in place (make bench) is drawn,
   with one line saying to redraw before committing;
-- with the pinned versions, the committed comparison (figures, comparison.md, class.html), redrawn
-  into an empty folder, is the same picture as the committed file (skipped, saying why, under
-  another matplotlib); every committed figure of every results folder is redrawn and compared
-  in test_plots_committed.py, where it is drawn for its checks, so that it is drawn once;
+- with the pinned versions, every committed figure of every results folder, and the committed
+  comparison (figures, comparison.md, class.html), redrawn into an empty folder, is the same
+  picture as the committed file (skipped, saying why, under another matplotlib);
 - every plotted value moved by a relative 1e-12 still draws the same pictures; one data point
   changed by a third does not.
 """
@@ -119,6 +118,15 @@ class SamePictureTest(unittest.TestCase):
         if not style.pinned():
             self.skipTest(f"this Python draws with {style.plotting_versions()}, not the pinned "
                           f"{style.PINNED}: other bytes (use /usr/bin/python3 on Debian bookworm)")
+
+    def test_every_committed_figure_redraws_the_same_picture(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for folder in gpu_folders():
+                out = pathlib.Path(tmp) / folder.name
+                draw(self, folder, out)
+                with self.subTest(folder=folder.name):
+                    self.assertEqual(differing(folder, out, figures(folder)), {},
+                                     "make plots OUT=docs/results with /usr/bin/python3")
 
     def perturbed_copy(self, tmp, factor, stem=None):
         """The multi-GPU folder (whose figures once redrew with other bytes on another CPU) with
